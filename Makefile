@@ -1,0 +1,34 @@
+# The two commands of the README: `make run` and `make test`. Each creates .venv itself.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 5000
+
+.PHONY: run test test-fast bench bench-extract clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.run-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.test-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.run-installed
+
+run: $(VENV)/.run-installed
+	$(BIN)/newsarchive db upgrade
+	$(BIN)/newsarchive ingest seeds
+	$(BIN)/newsarchive ingest
+
+test: $(VENV)/.test-installed
+	$(BIN)/python -m pytest -q
+
+test-fast: $(VENV)/.test-installed
+	$(BIN)/python -m pytest -q -m "not corpus and not browser"
+
+clean:
+	rm -rf $(VENV) instance .pytest_cache

@@ -1,0 +1,208 @@
+"""Photo credits and news agencies: recognise a caption by its credit, and split a credit into photographer and agency."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from .normalise import collapse
+from .records import CaptionData
+
+
+@dataclass(frozen=True)
+class Agency:
+    short: str  # as credits name it: "AP"
+    source: str  # as an article's source: "The Associated Press"
+    aliases: tuple[str, ...]
+
+
+AGENCIES = (
+    Agency("AP", "The Associated Press", ("AP", "Associated Press", "The Associated Press", "AP Images")),
+    Agency("Reuters", "Reuters", ("Reuters", "Thomson Reuters", "Reuters Pictures")),
+    Agency("AFP", "Agence France-Presse", ("AFP", "Agence France-Presse", "Agence France Presse", "AFP Images")),
+    Agency("Getty Images", "Getty Images", ("Getty Images", "Getty")),
+    Agency("EPA-EFE", "EPA-EFE", ("EPA-EFE", "EPA EFE")),
+    Agency("EPA", "European Pressphoto Agency", ("EPA", "European Pressphoto Agency")),
+    Agency("EFE", "EFE", ("EFE", "Agencia EFE")),
+    Agency("PA", "PA Media", ("PA", "PA Wire", "PA Images", "PA Media", "Press Association")),
+    Agency("UPI", "United Press International", ("UPI", "United Press International")),
+    Agency("Bloomberg", "Bloomberg", ("Bloomberg", "Bloomberg News")),
+    Agency("Xinhua", "Xinhua", ("Xinhua", "Xinhua News Agency")),
+    Agency("Anadolu", "Anadolu Agency", ("Anadolu", "Anadolu Agency", "Anadolu Images")),
+    Agency("dpa", "Deutsche Presse-Agentur", ("dpa", "Deutsche Presse-Agentur", "picture alliance", "picture-alliance")),
+    Agency("Kyodo", "Kyodo News", ("Kyodo", "Kyodo News")),
+    Agency("Yonhap", "Yonhap", ("Yonhap",)),
+    Agency("TASS", "TASS", ("TASS", "ITAR-TASS")),
+    Agency("ANSA", "ANSA", ("ANSA",)),
+    Agency("Shutterstock", "Shutterstock", ("Shutterstock", "Rex Features", "REX")),
+    Agency("Alamy", "Alamy", ("Alamy", "Alamy Stock Photo", "Alamy Live News")),
+    Agency("ZUMA Press", "ZUMA Press", ("ZUMA", "ZUMA Press", "ZUMA Wire", "Zuma Press Wire")),
+    Agency("NurPhoto", "NurPhoto", ("NurPhoto",)),
+    Agency("SOPA Images", "SOPA Images", ("SOPA Images", "SOPA")),
+    Agency("Sipa", "Sipa", ("Sipa", "Sipa USA", "Sipa Press")),
+    Agency("Abaca", "Abaca Press", ("Abaca", "ABACAPRESS", "Abaca Press")),
+    Agency("Pool", "Pool", ("Pool",)),
+)
+
+_ALIAS = {alias.casefold(): agency for agency in AGENCIES for alias in agency.aliases}
+_PHOTO_WORDS = r"(?:Photos?|Photograph|Pictures?|Images|Foto|Video)"
+_AGENCY_PART = re.compile(r"^(?P<name>.+?)(?:\s+" + _PHOTO_WORDS + r")?$", re.I)
+
+
+def find_agency(name: str) -> Optional[Agency]:
+    """The agency a name or alias stands for ("AP Photo", "REUTERS", "Getty Images"), or None."""
+    name = collapse(name).strip(" .,;:-")
+    if not name:
+        return None
+    agency = _ALIAS.get(name.casefold())
+    if agency is None:
+        m = _AGENCY_PART.match(name)
+        if m:
+            agency = _ALIAS.get(m.group("name").casefold())
+    return agency
+
+
+def source_for(name: str) -> str:
+    """The canonical source name for an agency name, or the name itself tidied."""
+    agency = find_agency(name)
+    return agency.source if agency else collapse(name)
+
+
+_LEAD_IN = re.compile(
+    r"^(?:(?:photo|image|picture|video)\s+credit|credits?|photos?|photograph(?:s|er)?|pictures?|images?|foto|"
+    r"fotos?|illustration)(?:\s*:\s*|\s+by\s+|\s+)",
+    re.I,
+)
+_PHOTO_BY = re.compile(r"^(?:photos?|photograph|picture|image)s?\s+by\s+", re.I)
+_TRAILING_NOTE = re.compile(r"(?:\s*[,/;-]\s*|\s+)(?:file|pool|handout|via\s+reuters|via\s+ap)\.?$", re.I)
+_NOT_A_NAME = {"file", "pool", "handout", "courtesy", "staff", "stringer", "str", "str.", "photo", "photos", "ho"}
+_DISTRIBUTORS = {"Getty Images", "Pool", "Shutterstock", "Alamy", "ZUMA Press"}
+_NAME = re.compile(r"^[^\W\d_][\w'’.\- ]{0,60}$")
+
+
+def _looks_like_person(name: str) -> bool:
+    words = name.split()
+    return 2 <= len(words) <= 5 and bool(_NAME.match(name)) and all(w[:1].isupper() or w in _PARTICLES for w in words)
+
+
+_PARTICLES = {"de", "da", "di", "van", "von", "der", "den", "al", "el", "bin", "la", "le", "du", "dos", "das"}
+
+
+def _tidy_name(name: str) -> str:
+    name = collapse(name).strip(" .,;:-")
+    if name.isupper() and len(name) > 3:
+        name = " ".join(w.capitalize() if not re.fullmatch(r"[A-Z]\.?", w) else w for w in name.split())
+    return name
+
+
+def _strip_notes(text: str) -> str:
+    while True:
+        trimmed = _TRAILING_NOTE.sub("", text)
+        if trimmed == text:
+            return text
+        text = trimmed
+
+
+def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
+    """Split a photo credit into (photographer, agency short name): "AP Photo/Emrah Gurel" -> ("Emrah Gurel", "AP")."""
+    text = collapse(credit).strip(" .()")
+    text = _LEAD_IN.sub("", text)
+    text = re.sub(r"^(?:courtesy(?:\s+of)?|by)\s+", "", text, flags=re.I)
+    text = _strip_notes(text)
+    parts = [p for p in re.split(r"\s*/\s*|\s+via\s+|\s+for\s+|\s*\|\s*|\s+-\s+|,\s+", text) if p.strip()]
+    agencies: list[Agency] = []
+    photographer: Optional[str] = None
+    for part in parts:
+        found = find_agency(part)
+        if found is not None:
+            agencies.append(found)
+            continue
+        name = _tidy_name(part)
+        if photographer is None and name.casefold() not in _NOT_A_NAME and _NAME.match(name) and len(name.split()) <= 5:
+            photographer = name
+    # "AFP via Getty Images": the agency that made the picture, not the one distributing it.
+    makers = [a for a in agencies if a.short not in _DISTRIBUTORS]
+    agency = (makers or agencies or [None])[0]
+    return photographer, agency.short if agency else None
+
+
+def is_credit(text: str) -> bool:
+    """True for text that reads as a photo credit: "AP Photo/Emrah Gurel", "Photo by X/Getty Images", "Reuters/X"."""
+    text = collapse(text).strip(" .")
+    if not text or len(text) > 150:
+        return False
+    if _LEAD_IN.match(text) and len(_LEAD_IN.sub("", text)) >= 2:
+        return True
+    if re.match(r"^courtesy\b", text, re.I):
+        return True
+    text = _strip_notes(text)
+    parts = [p for p in re.split(r"\s*/\s*|\s+via\s+", text) if p.strip()]
+    agencies = [find_agency(p) for p in parts]
+    if len(parts) >= 2 and any(agencies):
+        # "Reuters/Kevin Lamarque" names a photographer; "Reuters/VNU" or "Reuters/Nielsen" is a syndication tag.
+        names = [_tidy_name(p) for p, a in zip(parts, agencies) if a is None]
+        return all(_looks_like_person(n) or n.casefold() in _NOT_A_NAME for n in names)
+    if len(parts) == 1 and agencies[0] is not None:
+        # A bare agency name is a wire sign-off ("(Reuters)"); with "Photo"/"Images" it is a credit.
+        return bool(re.search(_PHOTO_WORDS + r"$", text, re.I)) or agencies[0].short == "Getty Images"
+    return False
+
+
+# A parenthesised group at the very end of a paragraph.
+_TRAILING_PARENS = re.compile(r"\s*\(([^()]{1,160})\)\s*\.?\s*$")
+# Unbracketed credits at the end: "... on Friday. Photograph: Peter Byrne/PA" or "... REUTERS/Kevin Lamarque".
+_TRAILING_LABELLED = re.compile(
+    r"(?:(?<=[.!?\"”])|^)\s*((?:(?:photo|image|picture)\s+credit|credit|photo(?:graph)?|picture|image)s?\s*(?::|by)\s*"
+    r"[^.:]{2,100}?)\s*\.?\s*$",
+    re.I,
+)
+_TRAILING_AGENCY_SLASH = re.compile(r"(?:(?<=[.!?\"”])|^)\s*((?:REUTERS|Reuters|AFP|EPA(?:-EFE)?|AP)\s*/\s*[^\s/][^/]{1,60}?)\s*\.?\s*$")
+
+
+MAX_CAPTION_WORDS = 150
+
+
+def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
+    """If the paragraph ends in a photo credit, return (caption text, credit, source named after it); else None.
+
+    Handles "... 2015. (AP Photo/Emrah Gurel) (The Associated Press)", "... (Photo by X/Getty Images)",
+    "... Photograph: X/PA" and "... REUTERS/X". A paragraph longer than any caption is body text.
+    """
+    text = paragraph.rstrip()
+    if text.count(" ") >= MAX_CAPTION_WORDS:
+        return None
+    source: Optional[str] = None
+    credit: Optional[str] = None
+    for _ in range(3):
+        m = _TRAILING_PARENS.search(text)
+        if not m:
+            break
+        inner = m.group(1).strip()
+        if credit is None and is_credit(inner):
+            credit = inner
+            text = text[: m.start()].rstrip()
+            continue
+        agency = find_agency(inner)
+        if agency is not None and source is None and credit is None:
+            # A trailing source tag such as "(The Associated Press)" after the credit.
+            source = agency.source
+            text = text[: m.start()].rstrip()
+            continue
+        break
+    if credit is None:
+        for pattern in (_TRAILING_LABELLED, _TRAILING_AGENCY_SLASH):
+            m = pattern.search(text)
+            if m and is_credit(m.group(1)):
+                credit = m.group(1).strip()
+                text = text[: m.start(1)].rstrip()
+                break
+    if credit is None:
+        return None
+    return collapse(text), collapse(credit).strip(" ."), source
+
+
+def caption_from_parts(text: str, credit: Optional[str]) -> CaptionData:
+    """A CaptionData with its credit split into photographer and agency."""
+    photographer, agency = parse_credit(credit) if credit else (None, None)
+    return CaptionData(text=collapse(text), credit=credit or None, photographer=photographer, agency=agency)

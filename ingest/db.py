@@ -1,0 +1,78 @@
+"""Engines and sessions: SQLite in WAL mode with a busy timeout, any other SQLAlchemy URL as given."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event, inspect
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+from .settings import Settings
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+
+
+def make_engine(settings: Settings, *, writer: bool = False) -> Engine:
+    """Create the engine for `settings.database_url`; SQLite gets WAL, foreign keys and a busy timeout.
+
+    A `writer` engine starts SQLite transactions with BEGIN IMMEDIATE, so two ingesters queue on the
+    write lock instead of failing when one upgrades a read snapshot to a write.
+    """
+    url = make_url(settings.database_url)
+    if url.get_backend_name() == "sqlite":
+        if url.database and url.database != ":memory:":
+            Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": settings.sqlite_busy_timeout_ms / 1000})
+        _configure_sqlite(engine, settings.sqlite_busy_timeout_ms, "BEGIN IMMEDIATE" if writer else "BEGIN")
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+def _configure_sqlite(engine: Engine, busy_timeout_ms: int, begin_sql: str) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record):
+        # Let SQLAlchemy issue BEGIN itself so a write transaction starts as one (pysqlite's own handling defers it).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn):
+        conn.exec_driver_sql(begin_sql)
+
+
+def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+def alembic_config(settings: Settings):
+    """An Alembic config pointing at `migrations/` and at this archive's database."""
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    cfg.set_main_option("sqlalchemy.url", settings.database_url.replace("%", "%%"))
+    cfg.attributes["settings"] = settings
+    return cfg
+
+
+def upgrade(settings: Settings, engine: Engine | None = None) -> None:
+    """Apply every Alembic migration up to head (a no-op when the database is current)."""
+    from alembic import command
+
+    cfg = alembic_config(settings)
+    if engine is not None:
+        with engine.begin() as connection:
+            cfg.attributes["connection"] = connection
+            command.upgrade(cfg, "head")
+    else:
+        command.upgrade(cfg, "head")
+
+
+def is_migrated(engine: Engine) -> bool:
+    return inspect(engine).has_table("articles")

@@ -1,0 +1,136 @@
+"""The SQL schema: articles with their captions, sources and places, and the ingest log."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Optional
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    Column,
+    Date,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> dt.datetime:
+    """The current time in UTC, without tzinfo, as every timestamp column stores it."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+article_places = Table(
+    "article_places",
+    Base.metadata,
+    Column("article_id", ForeignKey("articles.id", ondelete="CASCADE"), primary_key=True),
+    Column("place_id", ForeignKey("places.id", ondelete="CASCADE"), primary_key=True, index=True),
+)
+
+
+class Source(Base):
+    """A publisher or agency, e.g. "The Associated Press"."""
+
+    __tablename__ = "sources"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+
+
+class Place(Base):
+    """A place an article is about or filed from."""
+
+    __tablename__ = "places"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    kind: Mapped[str] = mapped_column(String(20))  # country, city, region
+    country_code: Mapped[Optional[str]] = mapped_column(String(2))
+
+
+class IngestFile(Base):
+    """One row per input file read: where it came from, where its bytes are now, and what became of it."""
+
+    __tablename__ = "ingest_files"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    path: Mapped[str] = mapped_column(Text)  # where it was read
+    stored_path: Mapped[Optional[str]] = mapped_column(Text)  # where the original bytes are now
+    sha256: Mapped[Optional[str]] = mapped_column(String(64), index=True)
+    size_bytes: Mapped[Optional[int]] = mapped_column(BigInteger)
+    format: Mapped[Optional[str]] = mapped_column(String(20))
+    status: Mapped[str] = mapped_column(String(20), index=True)  # ingested, duplicate, failed
+    reason: Mapped[Optional[str]] = mapped_column(Text)
+    articles_ingested: Mapped[int] = mapped_column(Integer, default=0)
+    duplicates: Mapped[int] = mapped_column(Integer, default=0)
+    errors: Mapped[Optional[list[dict[str, Any]]]] = mapped_column(JSON)  # [{"line": n, "reason": "..."}]
+    started_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    finished_at: Mapped[Optional[dt.datetime]] = mapped_column(DateTime)
+
+
+class Article(Base):
+    """A stored article: headline, body paragraphs, metadata; `indexed` is false until Whoosh has it."""
+
+    __tablename__ = "articles"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    headline: Mapped[str] = mapped_column(Text)
+    body: Mapped[str] = mapped_column(Text)  # paragraphs joined by blank lines
+    published: Mapped[Optional[str]] = mapped_column(String(40))  # ISO date or datetime as the article states it
+    published_day: Mapped[Optional[dt.date]] = mapped_column(Date, index=True)  # the article's own calendar day
+    published_utc: Mapped[Optional[dt.datetime]] = mapped_column(DateTime)  # for ordering; midnight for a bare date
+    date_inferred: Mapped[bool] = mapped_column(Boolean, default=False)
+    source_id: Mapped[Optional[int]] = mapped_column(ForeignKey("sources.id"), index=True)
+    byline: Mapped[Optional[str]] = mapped_column(Text)
+    dateline: Mapped[Optional[str]] = mapped_column(String(200))
+    url: Mapped[Optional[str]] = mapped_column(Text)
+    language: Mapped[Optional[str]] = mapped_column(String(16))
+    content_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    original_file: Mapped[str] = mapped_column(Text)
+    ingest_file_id: Mapped[Optional[int]] = mapped_column(ForeignKey("ingest_files.id"), index=True)
+    source_line: Mapped[Optional[int]] = mapped_column(Integer)  # line (JSON Lines) or position (JSON array)
+    ingested_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    indexed: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    source: Mapped[Optional[Source]] = relationship(lazy="joined")
+    captions: Mapped[list["Caption"]] = relationship(
+        order_by="Caption.position", cascade="all, delete-orphan", back_populates="article"
+    )
+    places: Mapped[list[Place]] = relationship(secondary=article_places, order_by="Place.name")
+
+    __table_args__ = (Index("ix_articles_pending", "indexed"),)
+
+    @property
+    def paragraphs(self) -> list[str]:
+        return [p for p in self.body.split("\n\n") if p] if self.body else []
+
+
+class Caption(Base):
+    """A photo caption with its credit split into photographer and agency."""
+
+    __tablename__ = "captions"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    article_id: Mapped[int] = mapped_column(ForeignKey("articles.id", ondelete="CASCADE"), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    credit: Mapped[Optional[str]] = mapped_column(Text)
+    photographer: Mapped[Optional[str]] = mapped_column(String(200))
+    agency: Mapped[Optional[str]] = mapped_column(String(100))
+
+    article: Mapped[Article] = relationship(back_populates="captions")

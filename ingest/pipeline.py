@@ -1,0 +1,418 @@
+"""The ingest pipeline: file -> units -> articles -> one SQL transaction -> archive/ or failed/ -> index.
+
+Order of effects, chosen so that a crash at any point loses nothing and doubles nothing:
+1. read and hash the file; a hash already ingested is a duplicate;
+2. parse its units (in worker processes for big files) and store the articles and the file's log row
+   in one transaction, the row naming where the file is going;
+3. move the file there (inbox files only), with an `.error.json` beside a quarantined one;
+4. feed new rows to the index (`indexing.sync_pending`).
+A rerun after a crash between 2 and 3 finds the committed row for the same bytes and path and only
+finishes the move.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import datetime as dt
+import fcntl
+import hashlib
+import logging
+import multiprocessing
+import os
+import sys
+import traceback
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator, Optional
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from search.index import ArchiveIndex
+
+from . import indexing
+from .db import make_engine, make_sessionmaker
+from .inbox import (
+    InputFile,
+    discover,
+    display_path,
+    free_destination,
+    move_file,
+    read_file,
+    write_error_file,
+)
+from .models import IngestFile, utcnow
+from .readers import Limits, Unit, iter_units, open_unpacked, parse_unit, sniff
+from .records import ArticleData, InputError, RecordError
+from .settings import Settings
+from .store import ArticleStore
+
+log = logging.getLogger(__name__)
+
+# Files with at least this many units are parsed in worker processes.
+PARALLEL_MIN_UNITS = 64
+CHUNK_UNITS = 64
+
+
+@dataclass
+class FileResult:
+    path: str
+    status: str  # ingested, duplicate, failed
+    stored_path: Optional[str] = None
+    format: Optional[str] = None
+    articles: int = 0
+    duplicates: int = 0
+    errors: list[dict] = field(default_factory=list)
+    reason: Optional[str] = None
+
+    def as_dict(self) -> dict:
+        return {
+            "path": self.path, "status": self.status, "stored_path": self.stored_path, "format": self.format,
+            "articles": self.articles, "duplicates": self.duplicates, "errors": self.errors, "reason": self.reason,
+        }
+
+
+@dataclass
+class RunSummary:
+    """Counts over a run: new articles, duplicates (files or records), failures (files or records)."""
+
+    ingested: int = 0
+    duplicates: int = 0
+    failed: int = 0
+    files: list[FileResult] = field(default_factory=list)
+
+    def add(self, result: FileResult) -> None:
+        self.files.append(result)
+        self.ingested += result.articles
+        if result.status == "duplicate" and result.articles == 0 and result.duplicates == 0:
+            self.duplicates += 1  # the bytes were known: the whole file is one duplicate
+        else:
+            self.duplicates += result.duplicates
+        if result.status == "failed" and not result.errors:
+            self.failed += 1
+        else:
+            self.failed += len(result.errors)
+
+    def as_dict(self) -> dict:
+        return {"ingested": self.ingested, "duplicates": self.duplicates, "failed": self.failed,
+                "files": [f.as_dict() for f in self.files]}
+
+
+class Ingester:
+    """Ingests files into the archive; the only writer of the SQL store and the index."""
+
+    def __init__(self, settings: Settings, *, workers: Optional[int] = None, engine=None) -> None:
+        self.settings = settings
+        settings.ensure_dirs()
+        self.engine = engine or make_engine(settings, writer=True)
+        self.sessions = make_sessionmaker(self.engine)
+        self.index = ArchiveIndex(settings.index_dir)
+        self.store = ArticleStore()
+        self.limits = Limits(settings.max_unpacked_bytes, settings.max_record_bytes)
+        if workers is None:
+            workers = settings.ingest_workers or os.cpu_count() or 1
+        self.workers = workers
+        self._pool: Optional[cf.ProcessPoolExecutor] = None
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+        self.engine.dispose()
+
+    def __enter__(self) -> "Ingester":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- runs ----------------------------------------------------------------------------------------
+
+    def run(self, paths: Iterable[Path | str] = (), *, progress: bool = False, sync_index: bool = True) -> RunSummary:
+        """Ingest files and folders (the inbox when none are given) and bring the index up to date."""
+        targets = [Path(p) for p in paths] or [self.settings.inbox]
+        found = _unique(discover(targets, self.settings.inbox))
+        return self.ingest_files(found, progress=progress, sync_index=sync_index)
+
+    def ingest_files(self, files: list[InputFile], *, progress: bool = False, sync_index: bool = True) -> RunSummary:
+        summary = RunSummary()
+        bar = _progress_bar(len(files)) if progress else None
+        pending = 0
+        for input_file in files:
+            result = self.ingest_file(input_file)
+            summary.add(result)
+            pending += result.articles
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(ingested=summary.ingested, duplicates=summary.duplicates, failed=summary.failed, refresh=False)
+            if sync_index and pending >= indexing.SYNC_BATCH:
+                self.sync_index()
+                pending = 0
+        if bar is not None:
+            bar.close()
+        if sync_index:
+            self.sync_index()
+        return summary
+
+    def sync_index(self) -> int:
+        return indexing.sync_pending(self.sessions, self.index, procs=self.settings.index_procs,
+                                     memory_mb=self.settings.index_memory_mb)
+
+    # -- one file ------------------------------------------------------------------------------------
+
+    def ingest_file(self, f: InputFile) -> FileResult:
+        """Ingest one file; every outcome is recorded in the ingest log and never raises for bad input."""
+        shown = display_path(f.path)
+        with self._ingest_lock():
+            if f.refusal:
+                return self._quarantine(f, shown, f.refusal, sha=None, size=None)
+            try:
+                data = read_file(f.path, self.settings.max_file_bytes, follow_links=not f.in_inbox)
+            except (OSError, ValueError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                return self._quarantine(f, shown, f"cannot read the file: {reason}", sha=None, size=None)
+            sha = hashlib.sha256(data).hexdigest()
+            if f.in_inbox:
+                resumed = self._finish_interrupted_move(f, shown, sha)
+                if resumed is not None:
+                    return resumed
+            known = self._known_bytes(sha)
+            if known is not None:
+                return self._record_duplicate_file(f, shown, sha, len(data), known)
+            try:
+                return self._ingest_bytes(f, shown, sha, data)
+            except InputError as exc:
+                return self._quarantine(f, shown, str(exc), sha=sha, size=len(data))
+            except Exception as exc:  # a bug must cost one file, not the run
+                log.error("internal error while ingesting %s\n%s", shown, traceback.format_exc())
+                self.store.forget_cache()
+                return self._quarantine(f, shown, f"internal error: {type(exc).__name__}: {exc}", sha=sha, size=len(data))
+
+    def _ingest_bytes(self, f: InputFile, shown: str, sha: str, data: bytes) -> FileResult:
+        stream, _ = open_unpacked(data, self.limits)
+        fmt = sniff(stream, f.path.name)
+        units = iter_units(stream, fmt, self.limits)
+        destination = free_destination(self.settings.archive_dir, f.relative) if f.in_inbox else None
+        result = FileResult(path=shown, status="ingested", format=fmt)
+        seen: set[str] = set()
+        try:
+            with self.sessions.begin() as session:
+                row = IngestFile(path=shown, sha256=sha, size_bytes=len(data), format=fmt, status="ingesting",
+                                 stored_path=display_path(destination) if destination else shown)
+                session.add(row)
+                session.flush()
+                original = row.stored_path
+                batch: list[ArticleData] = []
+                for item in self._parse(units):
+                    if isinstance(item, RecordError):
+                        result.errors.append({"line": item.line, "reason": item.reason})
+                        continue
+                    batch.append(item)
+                    if len(batch) >= self.settings.ingest_batch_articles:
+                        self._store_batch(session, batch, original, row.id, seen, result)
+                        batch = []
+                if batch:
+                    self._store_batch(session, batch, original, row.id, seen, result)
+                if result.articles == 0 and result.duplicates == 0:
+                    # Nothing usable: the whole file is quarantined, with every record's reason.
+                    raise InputError(_no_article_reason(result.errors))
+                result.status = "ingested" if result.articles else "duplicate"
+                row.status = result.status
+                row.articles_ingested = result.articles
+                row.duplicates = result.duplicates
+                row.errors = result.errors or None
+                row.reason = f"{len(result.errors)} bad record(s) skipped" if result.errors else None
+                row.finished_at = utcnow()
+                result.stored_path = row.stored_path
+        except BaseException:
+            self.store.forget_cache()
+            raise
+        if destination is not None:
+            self._move(f.path, destination)
+        return result
+
+    def _store_batch(self, session: Session, batch: list[ArticleData], original: str, file_id: int,
+                     seen: set[str], result: FileResult) -> None:
+        ids, duplicates = self.store.store(session, batch, original_file=original, ingest_file_id=file_id, seen_hashes=seen)
+        result.articles += len(ids)
+        result.duplicates += duplicates
+
+    def _parse(self, units: Iterator[Unit | RecordError]) -> Iterator[ArticleData | RecordError]:
+        """Parse units in order; past PARALLEL_MIN_UNITS, in worker processes with a bounded window in flight."""
+        buffered: list = []
+        for item in units:
+            buffered.append(item)
+            if len(buffered) >= PARALLEL_MIN_UNITS and self.workers > 1:
+                break
+        else:
+            yield from _parse_chunk(buffered, self.limits)
+            return
+        pool = self._get_pool()
+        window: list[cf.Future] = []
+        chunk: list = buffered
+        for item in units:
+            chunk.append(item)
+            if len(chunk) >= CHUNK_UNITS:
+                window.append(pool.submit(_parse_chunk, chunk, self.limits))
+                chunk = []
+                while len(window) >= 4 * self.workers:
+                    yield from window.pop(0).result()
+        if chunk:
+            window.append(pool.submit(_parse_chunk, chunk, self.limits))
+        for future in window:
+            yield from future.result()
+
+    def _get_pool(self) -> cf.ProcessPoolExecutor:
+        if self._pool is None:
+            from .places import gazetteer
+
+            gazetteer()  # loaded once here; forked workers share it
+            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+            self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method))
+        return self._pool
+
+    # -- outcomes ------------------------------------------------------------------------------------
+
+    def _known_bytes(self, sha: str) -> Optional[IngestFile]:
+        with self.sessions() as session:
+            return session.scalars(
+                select(IngestFile).where(IngestFile.sha256 == sha, IngestFile.status.in_(("ingested", "duplicate")))
+                .order_by(IngestFile.id).limit(1)
+            ).first()
+
+    def _record_duplicate_file(self, f: InputFile, shown: str, sha: str, size: int, known: IngestFile) -> FileResult:
+        destination = free_destination(self.settings.archive_dir, f.relative) if f.in_inbox else None
+        stored = display_path(destination) if destination else shown
+        reason = f"the same bytes were ingested before from {known.path}"
+        with self.sessions.begin() as session:
+            session.add(IngestFile(path=shown, stored_path=stored, sha256=sha, size_bytes=size, format=known.format,
+                                   status="duplicate", reason=reason, finished_at=utcnow()))
+        if destination is not None:
+            self._move(f.path, destination)
+        return FileResult(path=shown, status="duplicate", stored_path=stored, format=known.format, reason=reason)
+
+    def _quarantine(self, f: InputFile, shown: str, reason: str, *, sha: Optional[str], size: Optional[int]) -> FileResult:
+        """Record a failed file; an inbox file moves to failed/ with `<name>.error.json` saying why."""
+        exists = f.path.exists() or f.path.is_symlink()
+        destination = free_destination(self.settings.failed_dir, f.relative) if f.in_inbox and exists else None
+        stored = display_path(destination) if destination else (shown if exists else None)
+        with self.sessions.begin() as session:
+            session.add(IngestFile(path=shown, stored_path=stored, sha256=sha, size_bytes=size, status="failed",
+                                   reason=reason, finished_at=utcnow()))
+        if destination is not None:
+            write_error_file(destination, {
+                "file": shown, "reason": reason, "sha256": sha, "size_bytes": size,
+                "failed_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            })
+            self._move(f.path, destination)
+        return FileResult(path=shown, status="failed", stored_path=stored, reason=reason)
+
+    def _finish_interrupted_move(self, f: InputFile, shown: str, sha: str) -> Optional[FileResult]:
+        """After a crash between commit and move: the row is there, the file is still in the inbox. Move it."""
+        with self.sessions() as session:
+            row = session.scalars(
+                select(IngestFile).where(IngestFile.sha256 == sha, IngestFile.path == shown,
+                                         IngestFile.status.in_(("ingested", "duplicate", "failed")))
+                .order_by(IngestFile.id.desc()).limit(1)
+            ).first()
+        if row is None or not row.stored_path or row.stored_path == shown or Path(row.stored_path).exists():
+            return None
+        destination = Path(row.stored_path)
+        if not (destination.parent.exists() or destination.parent == self.settings.archive_dir):
+            destination.parent.mkdir(parents=True, exist_ok=True)
+        if row.status == "failed":
+            write_error_file(destination, {"file": shown, "reason": row.reason, "sha256": sha})
+        self._move(f.path, destination)
+        return FileResult(path=shown, status=row.status, stored_path=row.stored_path, format=row.format,
+                          articles=row.articles_ingested, duplicates=row.duplicates, errors=row.errors or [],
+                          reason=row.reason)
+
+    def _move(self, source: Path, destination: Path) -> None:
+        move_file(source, destination)
+
+    @contextmanager
+    def _ingest_lock(self) -> Iterator[None]:
+        """One ingester at a time per archive home, so dedup checks and file moves never race."""
+        with open(self.settings.home / ".ingest.lock", "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _parse_chunk(items: list, limits: Limits) -> list[ArticleData | RecordError]:
+    out: list[ArticleData | RecordError] = []
+    single = len(items) == 1 and isinstance(items[0], Unit) and items[0].format in ("text", "html", "json-object") \
+        and items[0].line is None
+    for item in items:
+        if isinstance(item, RecordError):
+            out.append(item)
+            continue
+        try:
+            out.append(parse_unit(item, limits))
+        except InputError as exc:
+            if single:
+                raise
+            out.append(RecordError(item.line or 0, str(exc)))
+        except RecursionError:
+            if single:
+                raise InputError("the content is nested too deeply to read")
+            out.append(RecordError(item.line or 0, "the content is nested too deeply to read"))
+    return out
+
+
+def _no_article_reason(errors: list[dict]) -> str:
+    if not errors:
+        return "no article in the file"
+    shown = "; ".join(f"line {e['line']}: {e['reason']}" for e in errors[:5])
+    more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
+    return f"no readable article in the file: {shown}{more}"
+
+
+def _unique(files: Iterable[InputFile]) -> list[InputFile]:
+    seen: set[Path] = set()
+    out = []
+    for f in files:
+        if f.path not in seen:
+            seen.add(f.path)
+            out.append(f)
+    return out
+
+
+def _progress_bar(total: int):
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="file", file=sys.stderr, disable=None, dynamic_ncols=True)
+
+
+def watch(ingester: Ingester, *, stop=None, on_result=None) -> None:
+    """Ingest the inbox, then keep watching it: each file is read once it has stopped changing.
+
+    `stop` is a threading.Event (or anything with is_set) that ends the loop; `on_result` is called with
+    each FileResult.
+    """
+    import time
+
+    from .inbox import settled
+
+    settings = ingester.settings
+    seen: dict = {}
+    interval = settings.watch_interval_ms / 1000
+    while stop is None or not stop.is_set():
+        now = time.time_ns()
+        ready = [f for f in _unique(discover([settings.inbox], settings.inbox))
+                 if f.path.is_symlink() or settled(f.path, seen, settings.settle_ms * 1_000_000, now)]
+        if ready:
+            for f in ready:
+                result = ingester.ingest_file(f)
+                seen.pop(f.path, None)
+                if on_result is not None:
+                    on_result(result)
+            ingester.sync_index()
+        if stop is not None:
+            if stop.wait(interval):
+                break
+        else:
+            time.sleep(interval)

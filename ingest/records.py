@@ -1,0 +1,79 @@
+"""Plain data passed from readers to the store: no database, no side effects."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+@dataclass
+class CaptionData:
+    text: str
+    credit: Optional[str] = None
+    photographer: Optional[str] = None
+    agency: Optional[str] = None
+
+    def as_dict(self) -> dict:
+        return {"text": self.text, "credit": self.credit, "photographer": self.photographer, "agency": self.agency}
+
+
+@dataclass
+class PlaceData:
+    name: str
+    kind: str  # country, city, region
+    country_code: Optional[str] = None
+
+
+@dataclass
+class ArticleData:
+    """One article as a reader and the extractors see it."""
+
+    headline: str
+    paragraphs: list[str]
+    captions: list[CaptionData] = field(default_factory=list)
+    published: Optional[dt.datetime | dt.date] = None
+    date_inferred: bool = False
+    source: Optional[str] = None
+    byline: Optional[str] = None
+    dateline: Optional[str] = None
+    url: Optional[str] = None
+    language: Optional[str] = None
+    places: list[PlaceData] = field(default_factory=list)
+    source_line: Optional[int] = None
+    # Source names the text itself carries ("(The Associated Press)" after a caption), weaker than metadata.
+    source_hints: list[str] = field(default_factory=list)
+
+    @property
+    def body(self) -> str:
+        return "\n\n".join(self.paragraphs)
+
+    @property
+    def content_sha256(self) -> str:
+        """Hash of the normalised headline and body: equal for the same story stored twice."""
+        key = " ".join(self.headline.split()).casefold() + "\n\n" + " ".join(self.body.split()).casefold()
+        return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+    def published_fields(self) -> tuple[Optional[str], Optional[dt.date], Optional[dt.datetime]]:
+        """(ISO text as stated, the article's own day, the UTC instant without tzinfo) for `published`."""
+        value = self.published
+        if value is None:
+            return None, None, None
+        if isinstance(value, dt.datetime):
+            iso = value.isoformat()
+            utc = value.astimezone(dt.timezone.utc).replace(tzinfo=None) if value.tzinfo else value
+            return iso, value.date(), utc
+        return value.isoformat(), value, dt.datetime(value.year, value.month, value.day)
+
+
+@dataclass
+class RecordError:
+    """A record inside a multi-record file that could not be read; the file's other records go on."""
+
+    line: int
+    reason: str
+
+
+class InputError(Exception):
+    """The file as a whole cannot be ingested; the message says why and goes into its .error.json."""

@@ -1,0 +1,47 @@
+"""Archive counts for `newsarchive stats` and `/healthz`."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from search.index import ArchiveIndex, IndexMissing
+
+from .db import make_engine
+from .models import Article, Caption, IngestFile, Place, Source
+from .settings import Settings
+
+
+def sql_counts(session: Session) -> dict[str, int]:
+    def count(model, *where) -> int:
+        return session.scalar(select(func.count()).select_from(model).where(*where)) or 0
+
+    return {
+        "articles": count(Article),
+        "captions": count(Caption),
+        "sources": count(Source),
+        "places": count(Place),
+        "files_read": count(IngestFile),
+        "failed_files": count(IngestFile, IngestFile.status == "failed"),
+        "pending_index": count(Article, Article.indexed.is_(False)),
+    }
+
+
+def index_status(index: ArchiveIndex) -> dict:
+    """The index's document count and size, or the reason it cannot be used."""
+    try:
+        docs = index.doc_count()
+    except IndexMissing as exc:
+        return {"index_ok": False, "index_error": str(exc), "index_documents": 0, "index_bytes": 0}
+    return {"index_ok": True, "index_documents": docs, "index_bytes": index.size_bytes()}
+
+
+def collect(settings: Settings) -> dict:
+    engine = make_engine(settings)
+    try:
+        with Session(engine) as session:
+            data = sql_counts(session)
+    finally:
+        engine.dispose()
+    data.update(index_status(ArchiveIndex(settings.index_dir)))
+    return data

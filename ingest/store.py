@@ -1,0 +1,110 @@
+"""Writing articles to SQL in batches: duplicates skipped by content hash, sources and places shared."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
+
+from .models import Article, Caption, Place, Source, article_places, utcnow
+from .records import ArticleData
+
+MAX_HEADLINE_CHARS = 2000
+
+
+class ArticleStore:
+    """Stores ArticleData rows through one session; caches source and place ids across batches."""
+
+    def __init__(self) -> None:
+        self._sources: dict[str, int] = {}
+        self._places: dict[str, int] = {}
+
+    def forget_cache(self) -> None:
+        """Drop cached ids (after a rollback they may name rows that were never committed)."""
+        self._sources.clear()
+        self._places.clear()
+
+    def store(self, session: Session, articles: list[ArticleData], *, original_file: str,
+              ingest_file_id: Optional[int], seen_hashes: set[str]) -> tuple[list[int], int]:
+        """Insert the articles not stored before; return (new ids, duplicates). `seen_hashes` spans one file."""
+        fresh: list[tuple[str, ArticleData]] = []
+        duplicates = 0
+        hashes = [a.content_sha256 for a in articles]
+        existing = set()
+        unseen = [h for h in hashes if h not in seen_hashes]
+        for start in range(0, len(unseen), 500):
+            chunk = unseen[start : start + 500]
+            existing.update(session.scalars(select(Article.content_sha256).where(Article.content_sha256.in_(chunk))))
+        for digest, article in zip(hashes, articles):
+            if digest in seen_hashes or digest in existing:
+                duplicates += 1
+                continue
+            seen_hashes.add(digest)
+            fresh.append((digest, article))
+        if not fresh:
+            return [], duplicates
+
+        now = utcnow()
+        rows = []
+        for digest, a in fresh:
+            published, day, utc = a.published_fields()
+            rows.append({
+                "headline": a.headline[:MAX_HEADLINE_CHARS],
+                "body": a.body,
+                "published": published,
+                "published_day": day,
+                "published_utc": utc,
+                "date_inferred": a.date_inferred,
+                "source_id": self._source_id(session, a.source) if a.source else None,
+                "byline": a.byline,
+                "dateline": a.dateline[:200] if a.dateline else None,
+                "url": a.url,
+                "language": a.language,
+                "content_sha256": digest,
+                "original_file": original_file,
+                "ingest_file_id": ingest_file_id,
+                "source_line": a.source_line,
+                "ingested_at": now,
+                "indexed": False,
+            })
+        ids = list(session.scalars(insert(Article).returning(Article.id, sort_by_parameter_order=True), rows))
+        caption_rows = []
+        place_rows = []
+        for article_id, (_, a) in zip(ids, fresh):
+            for position, c in enumerate(a.captions):
+                caption_rows.append({"article_id": article_id, "position": position, "text": c.text, "credit": c.credit,
+                                     "photographer": c.photographer[:200] if c.photographer else None,
+                                     "agency": c.agency[:100] if c.agency else None})
+            place_ids = dict.fromkeys(self._place_id(session, p.name, p.kind, p.country_code) for p in a.places)
+            place_rows.extend({"article_id": article_id, "place_id": pid} for pid in place_ids)
+        if caption_rows:
+            session.execute(insert(Caption), caption_rows)
+        if place_rows:
+            session.execute(insert(article_places), place_rows)
+        return ids, duplicates
+
+    def _source_id(self, session: Session, name: str) -> int:
+        name = name[:200]
+        cached = self._sources.get(name)
+        if cached is not None:
+            return cached
+        found = session.scalar(select(Source.id).where(Source.name == name))
+        if found is None:
+            found = session.execute(insert(Source).values(name=name).returning(Source.id)).scalar_one()
+        self._sources[name] = found
+        return found
+
+    def _place_id(self, session: Session, name: str, kind: str, country_code: Optional[str]) -> int:
+        name = name[:200]
+        cached = self._places.get(name)
+        if cached is not None:
+            return cached
+        found = session.scalar(select(Place.id).where(Place.name == name))
+        if found is None:
+            found = session.execute(
+                insert(Place).values(name=name, kind=kind, country_code=country_code).returning(Place.id)
+            ).scalar_one()
+        self._places[name] = found
+        return found
+

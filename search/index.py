@@ -1,0 +1,178 @@
+"""The index on disk: Whoosh generations under one folder, with the live one named by an atomically swapped link.
+
+Layout: `<index_dir>/gen-<n>/` holds one complete Whoosh index each, and the symlink `<index_dir>/current`
+names the live one. A rebuild writes a new generation beside the live one and swaps the link with
+`os.replace`, so searchers never see a half-built index; a searcher opened before the swap keeps reading
+its own generation until it reopens. The generation before the live one is kept for such searchers;
+older ones are removed at the next swap.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+from contextlib import contextmanager
+import time
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Optional
+
+import whoosh.index
+from whoosh.index import Index
+
+from .schema import build_schema
+
+CURRENT = "current"
+
+
+class IndexMissing(RuntimeError):
+    """There is no usable index; `newsarchive reindex` builds one from the SQL store."""
+
+
+class ArchiveIndex:
+    def __init__(self, index_dir: Path | str) -> None:
+        self.root = Path(index_dir)
+
+    # -- generations ---------------------------------------------------------------------------------
+
+    def current_path(self) -> Optional[Path]:
+        """The folder of the live generation, resolved, or None when there is none."""
+        link = self.root / CURRENT
+        try:
+            target = os.readlink(link)
+        except OSError:
+            return None
+        path = (self.root / target).resolve()
+        return path if path.is_dir() else None
+
+    def generation(self) -> Optional[str]:
+        """A token that changes whenever the live index changes (new generation or new commit)."""
+        path = self.current_path()
+        if path is None:
+            return None
+        try:
+            tocs = sorted(p for p in os.listdir(path) if p.endswith(".toc"))
+        except OSError:
+            return None
+        return f"{path.name}/{tocs[-1] if tocs else ''}"
+
+    def exists(self) -> bool:
+        path = self.current_path()
+        return path is not None and whoosh.index.exists_in(str(path))
+
+    def open(self) -> Index:
+        """Open the live generation; raise IndexMissing when there is none or it cannot be read."""
+        path = self.current_path()
+        if path is None:
+            raise IndexMissing(f"no search index at {self.root}; run `newsarchive reindex`")
+        try:
+            return whoosh.index.open_dir(str(path))
+        except Exception as exc:  # whoosh raises several types for damaged files
+            raise IndexMissing(f"the search index at {path} cannot be opened ({type(exc).__name__}: {exc}); "
+                               f"run `newsarchive reindex`") from exc
+
+    def ensure(self) -> Index:
+        """Open the live index, creating an empty first generation when there is none yet."""
+        if self.current_path() is None:
+            self._swap(self._new_generation())
+        return self.open()
+
+    def _new_generation(self) -> Path:
+        self.root.mkdir(parents=True, exist_ok=True)
+        path = self.root / f"gen-{time.time_ns()}"
+        path.mkdir()
+        whoosh.index.create_in(str(path), build_schema())
+        return path
+
+    def _swap(self, path: Path) -> None:
+        previous = self.current_path()
+        tmp = self.root / f".{CURRENT}.{os.getpid()}.tmp"
+        if tmp.is_symlink() or tmp.exists():
+            tmp.unlink()
+        os.symlink(path.name, tmp)
+        os.replace(tmp, self.root / CURRENT)
+        keep = {path.name, previous.name if previous else None}
+        for old in self.root.glob("gen-*"):
+            if old.name not in keep:
+                shutil.rmtree(old, ignore_errors=True)
+
+    # -- writing -------------------------------------------------------------------------------------
+
+    def write(self, docs: Iterable[dict], *, procs: int = 1, memory_mb: int = 256, lock_timeout_s: float = 120.0) -> int:
+        """Add or replace documents (by `id`) in the live index in one commit; return how many were written."""
+        ix = self.ensure()
+        writer = _writer(ix, procs, memory_mb, lock_timeout_s)
+        count = 0
+        try:
+            for doc in docs:
+                writer.update_document(**doc)
+                count += 1
+        except BaseException:
+            writer.cancel()
+            raise
+        writer.commit()
+        return count
+
+    def delete(self, ids: Iterable[str]) -> None:
+        ix = self.ensure()
+        with ix.writer(timeout=120.0) as writer:
+            for doc_id in ids:
+                writer.delete_by_term("id", doc_id)
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the index's sync lock: one feeder or one swap at a time, across processes."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with open(self.root / ".sync.lock", "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def rebuild(self, docs: Iterable[dict], *, procs: int = 1, memory_mb: int = 256,
+                progress: Optional[Callable[[int], None]] = None,
+                before_swap: Optional[Callable[[], None]] = None) -> int:
+        """Build a complete new generation from `docs` beside the live one, then swap it in atomically.
+
+        `before_swap` runs under the sync lock just before the swap, so no feeder runs between the two.
+        """
+        path = self._new_generation()
+        try:
+            ix = whoosh.index.open_dir(str(path))
+            writer = _writer(ix, procs, memory_mb, 0)
+            count = 0
+            for doc in docs:
+                writer.add_document(**doc)
+                count += 1
+                if progress is not None:
+                    progress(count)
+            writer.commit()
+        except BaseException:
+            shutil.rmtree(path, ignore_errors=True)
+            raise
+        with self.lock():
+            if before_swap is not None:
+                before_swap()
+            self._swap(path)
+        return count
+
+    def doc_count(self) -> int:
+        return self.open().doc_count()
+
+    def size_bytes(self) -> int:
+        path = self.current_path()
+        if path is None:
+            return 0
+        return sum(p.stat().st_size for p in path.iterdir() if p.is_file())
+
+    def iter_ids(self) -> Iterator[str]:
+        with self.open().searcher() as searcher:
+            for fields in searcher.all_stored_fields():
+                yield fields["id"]
+
+
+def _writer(ix: Index, procs: int, memory_mb: int, lock_timeout_s: float):
+    if procs > 1:
+        return ix.writer(procs=procs, multisegment=True, limitmb=max(32, memory_mb // procs), timeout=lock_timeout_s)
+    return ix.writer(limitmb=memory_mb, timeout=lock_timeout_s)

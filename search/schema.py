@@ -1,0 +1,42 @@
+"""The Whoosh schema: searchable text fields with boosts, and exact facet and sort fields."""
+
+from __future__ import annotations
+
+from whoosh import analysis
+from whoosh.fields import ID, KEYWORD, NUMERIC, TEXT, Schema
+
+# Facet values are joined with this separator inside one field value, so a value may hold commas.
+FACET_SEPARATOR = "\x1f"
+FACETS = ("source", "credit", "place", "year")
+TEXT_FIELDS = ("headline", "body", "caption", "credit", "source", "place", "byline", "dateline")
+
+
+def _facet_field() -> KEYWORD:
+    field = KEYWORD(stored=False, scorable=False, sortable=False)
+    field.analyzer = analysis.RegexTokenizer(expression=r"[^" + FACET_SEPARATOR + r"]+")
+    return field
+
+
+def build_schema() -> Schema:
+    """The archive's schema: headline weighs more than captions, captions more than body."""
+    stemmed = analysis.StemmingAnalyzer()
+    plain = analysis.StandardAnalyzer(stoplist=None)
+    return Schema(
+        id=ID(stored=True, unique=True),
+        headline=TEXT(analyzer=stemmed, field_boost=3.0),
+        body=TEXT(analyzer=stemmed),
+        caption=TEXT(analyzer=stemmed, field_boost=1.5),
+        credit=TEXT(analyzer=plain, phrase=True),
+        source=TEXT(analyzer=plain, phrase=True),
+        place=TEXT(analyzer=plain, phrase=True),
+        byline=TEXT(analyzer=plain, phrase=True),
+        dateline=TEXT(analyzer=plain, phrase=True),
+        # Exact values for facets and filters.
+        source_facet=_facet_field(),
+        credit_facet=_facet_field(),
+        place_facet=_facet_field(),
+        year_facet=_facet_field(),
+        # Calendar day as yyyymmdd for from/to filters, and the UTC instant for sorting by date.
+        day=NUMERIC(int, bits=32, signed=False, sortable=True),
+        published_ts=NUMERIC(int, bits=64, sortable=True),
+    )

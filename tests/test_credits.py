@@ -1,0 +1,65 @@
+import pytest
+
+from ingest.credits import is_credit, parse_credit, split_caption
+
+
+@pytest.mark.parametrize("credit, photographer, agency", [
+    ("AP Photo/Emrah Gurel", "Emrah Gurel", "AP"),
+    ("AP Photo", None, "AP"),
+    ("AP Photo/Emrah Gurel, File", "Emrah Gurel", "AP"),
+    ("AP Photo/File", None, "AP"),
+    ("Reuters/Kevin Lamarque", "Kevin Lamarque", "Reuters"),
+    ("REUTERS/Kevin Lamarque", "Kevin Lamarque", "Reuters"),
+    ("Photo by John Moore/Getty Images", "John Moore", "Getty Images"),
+    ("Saul Loeb/AFP via Getty Images", "Saul Loeb", "AFP"),
+    ("AFP Photo/Bulent Kilic", "Bulent Kilic", "AFP"),
+    ("Tolga Akmen/AFP/Getty Images", "Tolga Akmen", "AFP"),
+    ("EPA/JIM LO SCALZO", "Jim Lo Scalzo", "EPA"),
+    ("EPA-EFE/Rungroj Yongrit", "Rungroj Yongrit", "EPA-EFE"),
+    ("Photograph: Peter Byrne/PA", "Peter Byrne", "PA"),
+    ("Photo: Reuters", None, "Reuters"),
+])
+def test_credits_split_into_photographer_and_agency(credit, photographer, agency):
+    assert is_credit(credit)
+    assert parse_credit(credit) == (photographer, agency)
+
+
+@pytest.mark.parametrize("text", ["Reuters", "AP", "The Associated Press", "Barack Obama", "2015", "see below"])
+def test_a_wire_sign_off_or_a_name_is_not_a_photo_credit(text):
+    assert not is_credit(text)
+
+
+def test_a_caption_paragraph_is_split_from_its_credit_and_source_tag():
+    text, credit, source = split_caption(
+        "Refugees walk in a camp in Suruc, Turkey, Friday, Jan. 30, 2015. (AP Photo/Emrah Gurel) (The Associated Press)")
+    assert text == "Refugees walk in a camp in Suruc, Turkey, Friday, Jan. 30, 2015."
+    assert credit == "AP Photo/Emrah Gurel"
+    assert source == "The Associated Press"
+
+
+@pytest.mark.parametrize("paragraph, credit", [
+    ("Smoke rises over the city on Friday. Photograph: Peter Byrne/PA", "Photograph: Peter Byrne/PA"),
+    ("Smoke rises over the city on Friday. REUTERS/Kevin Lamarque", "REUTERS/Kevin Lamarque"),
+    ("A man walks past a poster. (Photo by Chris McGrath/Getty Images)", "Photo by Chris McGrath/Getty Images"),
+])
+def test_unbracketed_and_getty_credits_end_captions(paragraph, credit):
+    assert split_caption(paragraph)[1] == credit
+
+
+@pytest.mark.parametrize("paragraph", [
+    "ANCHORAGE, Alaska (Reuters) - Exxon Mobil offered to pay a fine, according to a letter made public on Friday.",
+    "The company said profits rose. (Reuters)",
+    "Prices fell 3 percent (see chart).",
+])
+def test_body_paragraphs_are_not_captions(paragraph):
+    assert split_caption(paragraph) is None
+
+
+@pytest.mark.parametrize("text", ["Reuters/VNU", "Reuters/Nielsen"])
+def test_syndication_tags_are_not_photo_credits(text):
+    assert not is_credit(text)
+
+
+def test_a_paragraph_longer_than_any_caption_is_body_text():
+    # "Hollywood Reporter" reads like a photographer's name; the length says this is a story, not a caption.
+    assert split_caption("The studio said it would sell the unit. " * 40 + "(Reuters/Hollywood Reporter)") is None

@@ -1,0 +1,175 @@
+"""The inbox pipeline end to end: real files, a real SQLite store, a real Whoosh index."""
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from ingest.inbox import display_path
+from ingest.models import Article, IngestFile
+from ingest.pipeline import Ingester
+
+from .conftest import SEED_FILE
+
+GOOD = "Harbour reopens after storm\n\nThe harbour reopened on Monday after a week of repairs.\n\nShips queued outside.\n"
+
+
+def count(sessions, model, *where):
+    with sessions() as s:
+        return s.scalar(select(func.count()).select_from(model).where(*where))
+
+
+def test_an_inbox_file_is_stored_indexed_and_moved_to_archive(ingester, inbox, sessions):
+    (inbox / "story.txt").write_text(GOOD)
+    summary = ingester.run()
+    assert (summary.ingested, summary.duplicates, summary.failed) == (1, 0, 0)
+    assert not (inbox / "story.txt").exists()
+    archived = ingester.settings.archive_dir / "story.txt"
+    assert archived.read_text() == GOOD
+    with sessions() as s:
+        article = s.scalars(select(Article)).one()
+        assert article.original_file == str(archived)
+        assert article.indexed is True
+        row = s.scalars(select(IngestFile)).one()
+        assert (row.status, row.path, row.stored_path, row.articles_ingested) == (
+            "ingested", str(inbox / "story.txt"), str(archived), 1)
+    assert ingester.index.doc_count() == 1
+
+
+def test_the_same_bytes_twice_are_a_duplicate_and_still_archived(ingester, inbox, sessions):
+    (inbox / "a.txt").write_text(GOOD)
+    ingester.run()
+    (inbox / "a.txt").write_text(GOOD)
+    (inbox / "b.txt").write_text(GOOD.replace("Monday", "Monday "))  # other bytes, same normalised story
+    summary = ingester.run()
+    assert (summary.ingested, summary.duplicates, summary.failed) == (0, 2, 0)
+    assert sorted(p.name for p in ingester.settings.archive_dir.iterdir()) == ["a.txt", "a~1.txt", "b.txt"]
+    assert count(sessions, Article) == 1
+    assert count(sessions, IngestFile) == 3
+
+
+def test_json_lines_keep_good_lines_and_report_bad_ones(ingester, inbox, sessions):
+    lines = [json.dumps({"title": "One", "body": "First story body."}), "{not json",
+             json.dumps({"title": "Two", "body": "Second story body."}), json.dumps([1, 2]),
+             json.dumps({"title": "Headline only"}), json.dumps({"title": "One", "body": "First story body."})]
+    (inbox / "feed.jsonl").write_text("\n".join(lines) + "\n")
+    summary = ingester.run()
+    assert (summary.ingested, summary.duplicates, summary.failed) == (2, 1, 3)
+    [result] = summary.files
+    assert result.status == "ingested"
+    assert [e["line"] for e in result.errors] == [2, 4, 5]
+    assert "invalid JSON" in result.errors[0]["reason"]
+    assert (ingester.settings.archive_dir / "feed.jsonl").exists()
+    with sessions() as s:
+        row = s.scalars(select(IngestFile)).one()
+        assert [e["line"] for e in row.errors] == [2, 4, 5]
+        assert [a.source_line for a in s.scalars(select(Article).order_by(Article.id))] == [1, 3]
+
+
+def test_gzipped_json_lines_are_read(ingester, inbox):
+    lines = "\n".join(json.dumps({"title": f"Story {i}", "body": f"Body number {i} of the feed."}) for i in range(200))
+    (inbox / "feed.jsonl.gz").write_bytes(gzip.compress(lines.encode()))
+    summary = Ingester(ingester.settings, workers=2).run()
+    assert (summary.ingested, summary.failed) == (200, 0)
+
+
+def test_a_truncated_gzip_keeps_the_lines_before_the_break(ingester, inbox):
+    lines = "\n".join(json.dumps({"title": f"Story {i}", "body": f"Body number {i} " * 50}) for i in range(300))
+    packed = gzip.compress(lines.encode())
+    (inbox / "cut.jsonl.gz").write_bytes(packed[: len(packed) // 2])
+    summary = ingester.run()
+    [result] = summary.files
+    assert result.status == "ingested" and 0 < result.articles < 300
+    assert "truncated" in result.errors[-1]["reason"]
+
+
+def junk_files(inbox: Path) -> dict[str, str]:
+    """Writes each kind of junk into the inbox; returns name -> a word its quarantine reason must contain."""
+    (inbox / "empty.txt").write_bytes(b"")
+    (inbox / "random.bin").write_bytes(os.urandom(4096))
+    (inbox / "nul.txt").write_bytes(b"Headline\n\nBody\x00with\x00NULs\x00" * 100)
+    (inbox / "truncated.json").write_text('{"headline": "Cut off", "body": "The story was cut o')
+    with open(inbox / "huge.txt", "wb") as f:
+        f.truncate(60_000_000)
+    (inbox / "nested.html").write_text("<html><body>" + "<div>" * 200_000 + "deep" + "</div>" * 200_000 + "</body></html>")
+    (inbox / "passwd.txt").symlink_to("/etc/passwd")
+    os.mkfifo(inbox / "pipe.txt")
+    return {"empty.txt": "empty", "random.bin": "binary", "nul.txt": "NUL", "truncated.json": "invalid JSON",
+            "huge.txt": "max_file_bytes", "nested.html": "", "passwd.txt": "symbolic link", "pipe.txt": "not a regular file"}
+
+
+def test_junk_is_quarantined_with_reasons_and_good_files_beside_it_are_ingested(ingester, inbox, sessions):
+    expected = junk_files(inbox)
+    odd_names = ["weird name ü.txt", "new\nline.txt", "-rf.txt", "x" * 200 + ".txt"]
+    for name in odd_names:
+        (inbox / name).write_text(GOOD.replace("Monday", name.replace("\n", " ")[:50]))
+    os.makedirs(inbox / "sub" / "deeper")
+    (inbox / "sub" / "deeper" / "nested-story.txt").write_text(GOOD.replace("Monday", "Tuesday"))
+    raw_name = os.fsencode(str(inbox)) + b"/bad-\xff-name.txt"
+    with open(raw_name, "w") as f:
+        f.write(GOOD.replace("Monday", "Wednesday"))
+
+    summary = ingester.run()
+    failed_dir = ingester.settings.failed_dir
+    by_name = {Path(r.path).name: r for r in summary.files}
+    for name, word in expected.items():
+        result = by_name[name]
+        assert result.status == "failed", name
+        assert word in result.reason, (name, result.reason)
+        error = json.loads((failed_dir / (name + ".error.json")).read_text())
+        assert error["reason"] == result.reason
+        assert os.path.lexists(failed_dir / name), name
+    assert os.readlink(failed_dir / "passwd.txt") == "/etc/passwd"  # the link moved, its target untouched
+    assert summary.ingested == len(odd_names) + 2
+    archive = ingester.settings.archive_dir
+    for name in odd_names:
+        assert (archive / name).exists(), name
+    assert (archive / "sub" / "deeper" / "nested-story.txt").exists()
+    assert os.path.exists(os.fsencode(str(archive)) + b"/bad-\xff-name.txt")
+    assert list(inbox.rglob("*.txt")) == []
+    assert count(sessions, IngestFile) == len(summary.files) == len(expected) + len(odd_names) + 2
+
+
+def test_files_outside_the_inbox_are_read_in_place(ingester, tmp_path, sessions):
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    (folder / "a.txt").write_text(GOOD)
+    (folder / "junk.bin").write_bytes(os.urandom(1000))
+    summary = ingester.run([folder])
+    assert (summary.ingested, summary.failed) == (1, 1)
+    assert (folder / "a.txt").read_text() == GOOD and (folder / "junk.bin").exists()
+    assert not list(ingester.settings.failed_dir.iterdir()) and not list(ingester.settings.archive_dir.iterdir())
+
+
+def test_a_crash_between_commit_and_move_is_finished_by_the_next_run(migrated, inbox, sessions, monkeypatch):
+    (inbox / "story.txt").write_text(GOOD)
+
+    def crash(self, source, destination):
+        raise KeyboardInterrupt  # the process dies after the commit, before the move
+
+    with Ingester(migrated, workers=1) as ingester:
+        monkeypatch.setattr(Ingester, "_move", crash)
+        with pytest.raises(KeyboardInterrupt):
+            ingester.run()
+        monkeypatch.undo()
+        assert (inbox / "story.txt").exists()
+        summary = ingester.run()
+    assert summary.files[0].status == "ingested"
+    assert (migrated.archive_dir / "story.txt").exists() and not (inbox / "story.txt").exists()
+    assert count(sessions, IngestFile) == 1 and count(sessions, Article) == 1
+
+
+def test_the_ingest_log_keeps_one_row_per_file_read(ingester, sessions):
+    ingester.run([SEED_FILE])
+    ingester.run([SEED_FILE])
+    with sessions() as s:
+        rows = s.scalars(select(IngestFile).order_by(IngestFile.id)).all()
+    assert [r.status for r in rows] == ["ingested", "duplicate"]
+    assert rows[1].reason.startswith("the same bytes were ingested before")
+
+
+def test_display_path_keeps_undecodable_names_storable():
+    assert display_path(os.fsdecode(b"/tmp/a\xffb.txt")) == "/tmp/a\\xffb.txt"
