@@ -140,6 +140,44 @@ def reindex() -> None:
     click.echo(f"reindexed {count} article(s) into {settings.index_dir}")
 
 
+@cli.command("search")
+@click.argument("query", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON API's response object.")
+@click.option("--limit", type=click.IntRange(1, 100), default=10, show_default=True, help="Hits to show.")
+def search_command(query: tuple[str, ...], as_json: bool, limit: int) -> None:
+    """Search the archive, as /api/search does (quote phrases: 'source:"associated press"')."""
+    import re
+
+    from search.index import IndexMissing
+    from search.request import MAX_QUERY_CHARS, BadRequest, SearchRequest
+
+    from .archive import Archive
+
+    settings = _settings()
+    _upgrade(settings)
+    text = " ".join(query).strip()
+    if len(text) > MAX_QUERY_CHARS:
+        raise click.ClickException(f"the query is {len(text)} characters long; the limit is {MAX_QUERY_CHARS}")
+    archive = Archive(settings)
+    try:
+        answer = archive.search(SearchRequest(q=text, per_page=limit))
+    except (BadRequest, IndexMissing) as exc:
+        raise click.ClickException(getattr(exc, "message", str(exc)))
+    finally:
+        archive.close()
+    if as_json:
+        click.echo(json.dumps(answer, ensure_ascii=False))
+        return
+    click.echo(f"{answer['total']} result(s) for {text!r}" if text else f"{answer['total']} article(s)")
+    if answer["suggestion"]:
+        click.echo(f"did you mean: {answer['suggestion']}")
+    for hit in answer["hits"]:
+        snippet = re.sub(r"</?mark>", "", hit["snippet"])
+        from html import unescape
+
+        click.echo(f"\n[{hit['id']}] {hit['headline']}\n    {hit['source'] or ''} {hit['published'] or ''}\n    {unescape(snippet)}")
+
+
 def main() -> None:
     cli(prog_name="newsarchive")
 

@@ -23,9 +23,10 @@ def build_schema() -> Schema:
     plain = analysis.StandardAnalyzer(stoplist=None)
     return Schema(
         id=ID(stored=True, unique=True),
-        headline=TEXT(analyzer=stemmed, field_boost=3.0),
+        # spelling=True also indexes the unstemmed words, the vocabulary of "did you mean".
+        headline=TEXT(analyzer=stemmed, field_boost=3.0, spelling=True),
         body=TEXT(analyzer=stemmed),
-        caption=TEXT(analyzer=stemmed, field_boost=1.5),
+        caption=TEXT(analyzer=stemmed, field_boost=1.5, spelling=True),
         credit=TEXT(analyzer=plain, phrase=True),
         source=TEXT(analyzer=plain, phrase=True),
         place=TEXT(analyzer=plain, phrase=True),
@@ -37,6 +38,6 @@ def build_schema() -> Schema:
         place_facet=_facet_field(),
         year_facet=_facet_field(),
         # Calendar day as yyyymmdd for from/to filters, and the UTC instant for sorting by date.
-        day=NUMERIC(int, bits=32, signed=False, sortable=True),
+        day=NUMERIC(int, bits=32, sortable=True),  # signed: Whoosh ranges on unsigned fields are wrong
         published_ts=NUMERIC(int, bits=64, sortable=True),
     )

@@ -1,0 +1,87 @@
+"""The Flask app: a search page for people and a JSON API for programs, both reading the archive."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from flask import Flask, g, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from ingest.archive import Archive
+from ingest.settings import Settings
+from search.index import IndexMissing
+from search.request import BadRequest
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+                               "frame-ancestors 'none'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+}
+
+
+def create_app(settings: Optional[Settings] = None) -> Flask:
+    """Build the app for `settings` (default: from the environment); the archive is opened here, once."""
+    app = Flask(__name__)
+    settings = settings or Settings.from_env()
+    app.config.from_mapping(NEWSARCHIVE_SETTINGS=settings, JSON_SORT_KEYS=False)
+    app.json.sort_keys = False
+    app.json.ensure_ascii = False
+    archive = Archive(settings)
+    app.extensions["newsarchive"] = archive
+
+    from . import api, views
+
+    app.register_blueprint(api.bp)
+    app.register_blueprint(views.bp)
+
+    @app.after_request
+    def _headers(response):
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
+
+    @app.errorhandler(BadRequest)
+    def _bad_request(exc: BadRequest):
+        return _error(400, exc.code, exc.message)
+
+    @app.errorhandler(IndexMissing)
+    def _no_index(exc: IndexMissing):
+        return _error(503, "index_unavailable", str(exc))
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException):
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.code or 500, "http_error")
+        message = "there is nothing at this address" if exc.code == 404 else exc.description
+        return _error(exc.code or 500, code, message)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        app.logger.exception("unexpected error on %s", request.path)
+        return _error(500, "internal_error", "something went wrong on our side; the error has been logged")
+
+    return app
+
+
+def get_archive() -> Archive:
+    from flask import current_app
+
+    return current_app.extensions["newsarchive"]
+
+
+def request_searcher():
+    """The searcher for this request: one per request, reused from this thread's last request when current."""
+    if "searcher" not in g:
+        g.searcher = get_archive().searcher()
+    return g.searcher
+
+
+def wants_json() -> bool:
+    return request.path.startswith("/api/") or request.path == "/healthz"
+
+
+def _error(status: int, code: str, message: str):
+    if wants_json():
+        return jsonify({"error": {"code": code, "message": message}}), status
+    return render_template("error.html", status=status, code=code, message=message), status

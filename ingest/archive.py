@@ -1,0 +1,200 @@
+"""The archive as readers see it: search answers from Whoosh, filled from SQL in rank order, and article records.
+
+Used by the web app's pages and JSON API and by `newsarchive search`, so all three answer alike.
+It only reads: the ingester is the only writer.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import contextmanager
+from typing import Iterator, Optional
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from search.columns import SegmentCache
+from search.highlight import best_snippet
+from search.index import ArchiveIndex, IndexMissing
+from search.query import ArchiveSearcher
+from search.request import SearchRequest
+
+from .db import make_engine, make_sessionmaker
+from .models import Article, Caption, Source
+from .settings import Settings
+from .stats import sql_counts
+
+
+class Archive:
+    """Read access to one archive: a SQL engine, the index, and one reusable searcher per thread."""
+
+    def __init__(self, settings: Settings, engine=None) -> None:
+        self.settings = settings
+        self.engine = engine or make_engine(settings)
+        self.sessions = make_sessionmaker(self.engine)
+        self.index = ArchiveIndex(settings.index_dir)
+        self.cache = SegmentCache()
+        self._local = threading.local()
+        self._searchers: list = []
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            for searcher in self._searchers:
+                try:
+                    searcher.close()
+                except Exception:
+                    pass
+            self._searchers.clear()
+        self.engine.dispose()
+
+    # -- searchers -----------------------------------------------------------------------------------
+
+    def searcher(self) -> ArchiveSearcher:
+        """This thread's searcher, reopened only when the index has changed since it was opened."""
+        generation = self.index.generation()
+        state = getattr(self._local, "state", None)
+        if state is not None and state[0] == generation and generation is not None:
+            return state[1]
+        if state is not None:
+            self._retire(state[2])
+        whoosh_searcher = self.index.open().searcher()
+        with self._lock:
+            self._searchers.append(whoosh_searcher)
+        archive_searcher = ArchiveSearcher(whoosh_searcher, self.cache)
+        self._local.state = (generation, archive_searcher, whoosh_searcher)
+        return archive_searcher
+
+    def _retire(self, whoosh_searcher) -> None:
+        with self._lock:
+            if whoosh_searcher in self._searchers:
+                self._searchers.remove(whoosh_searcher)
+        try:
+            whoosh_searcher.close()
+        except Exception:
+            pass
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        with self.sessions() as session:
+            yield session
+
+    # -- answers -------------------------------------------------------------------------------------
+
+    def search(self, request: SearchRequest, searcher: Optional[ArchiveSearcher] = None) -> dict:
+        """The /api/search answer for a request (BadRequest for a query the user must fix)."""
+        started = time.perf_counter()
+        searcher = searcher or self.searcher()
+        found = searcher.search(request)
+        ids = [int(doc_id) for doc_id, _ in found.page]
+        # Credits are shown inside the caption text, so a credit: query highlights there.
+        terms = dict(found.terms)
+        if "credit" in terms:
+            terms["caption"] = terms.get("caption", set()) | terms["credit"]
+        rows = self._hit_rows(ids)
+        hits = []
+        for doc_id, score in found.page:
+            row = rows.get(int(doc_id))
+            if row is None:
+                continue  # removed from SQL since it was indexed; a reindex will drop it
+            fields = [("body", row["body"]), ("caption", row["captions"]), ("headline", row["headline"])]
+            hits.append({
+                "id": row["id"], "headline": row["headline"], "published": row["published"], "source": row["source"],
+                "snippet": best_snippet(fields, terms), "url": row["url"], "score": round(score, 4),
+            })
+        return {
+            "query": request.q,
+            "total": found.total,
+            "page": request.page,
+            "per_page": request.per_page,
+            "took_ms": round((time.perf_counter() - started) * 1000, 2),
+            "hits": hits,
+            "facets": found.facets,
+            "suggestion": found.suggestion,
+            "sort": request.sort,
+            "filters": request.filters,
+            "from": request.date_from.isoformat() if request.date_from else None,
+            "to": request.date_to.isoformat() if request.date_to else None,
+        }
+
+    def _hit_rows(self, ids: list[int]) -> dict[int, dict]:
+        if not ids:
+            return {}
+        with self.sessions() as session:
+            rows = session.execute(
+                select(Article.id, Article.headline, Article.published, Article.url, Article.body,
+                       Source.name.label("source"))
+                .outerjoin(Source, Source.id == Article.source_id).where(Article.id.in_(ids))
+            ).all()
+            captions: dict[int, list[str]] = {}
+            for article_id, text, credit in session.execute(
+                select(Caption.article_id, Caption.text, Caption.credit).where(Caption.article_id.in_(ids))
+                .order_by(Caption.position)
+            ):
+                captions.setdefault(article_id, []).append(f"{text} ({credit})" if credit else text)
+        return {r.id: {"id": r.id, "headline": r.headline, "published": r.published, "url": r.url, "body": r.body,
+                       "source": r.source, "captions": "\n".join(captions.get(r.id, []))} for r in rows}
+
+    def article(self, article_id: int) -> Optional[dict]:
+        """The article record of SPEC.md, or None when there is no such article."""
+        with self.sessions() as session:
+            article = session.scalars(
+                select(Article).where(Article.id == article_id)
+                .options(selectinload(Article.captions), selectinload(Article.places))
+            ).first()
+            return article_record(article) if article is not None else None
+
+    def related(self, article_id: int, limit: int = 5) -> list[dict]:
+        """Articles like this one, by the key terms of its headline and body."""
+        with self.sessions() as session:
+            row = session.execute(select(Article.headline, Article.body).where(Article.id == article_id)).first()
+        if row is None:
+            return []
+        try:
+            searcher = self.searcher()
+        except IndexMissing:
+            return []
+        ids = searcher.more_like(str(article_id), f"{row.headline}\n{row.body}", limit)
+        rows = self._hit_rows([int(i) for i in ids])
+        return [{"id": r["id"], "headline": r["headline"], "published": r["published"], "source": r["source"]}
+                for r in (rows.get(int(i)) for i in ids) if r is not None]
+
+    def health(self) -> tuple[bool, dict]:
+        """(healthy, details): the database answers and the index opens."""
+        details: dict = {}
+        ok = True
+        try:
+            with self.sessions() as session:
+                details.update(sql_counts(session))
+        except Exception as exc:
+            ok = False
+            details["database_error"] = f"{type(exc).__name__}: {exc}"
+        try:
+            details["index_documents"] = self.searcher().searcher.doc_count()
+        except IndexMissing as exc:
+            ok = False
+            details["index_error"] = str(exc)
+        return ok, details
+
+
+def article_record(article: Article) -> dict:
+    return {
+        "id": article.id,
+        "headline": article.headline,
+        "published": article.published,
+        "date_inferred": article.date_inferred,
+        "source": article.source.name if article.source else None,
+        "byline": article.byline,
+        "dateline": article.dateline,
+        "body": article.body,
+        "paragraphs": article.paragraphs,
+        "captions": [{"text": c.text, "credit": c.credit, "photographer": c.photographer, "agency": c.agency}
+                     for c in article.captions],
+        "places": [p.name for p in article.places],
+        "url": article.url,
+        "language": article.language,
+        "content_sha256": article.content_sha256,
+        "original_file": article.original_file,
+        "ingested_at": article.ingested_at.isoformat(timespec="seconds") + "Z",
+    }
