@@ -22,10 +22,10 @@ $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 run: $(VENV)/.run-installed
 	$(BIN)/newsarchive db upgrade
 	$(BIN)/newsarchive ingest seeds
-	$(BIN)/newsarchive ingest
+	$(BIN)/newsarchive serve --host $(HOST) --port $(PORT) --watch
 
 test: $(VENV)/.test-installed
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 test-fast: $(VENV)/.test-installed
 	$(BIN)/python -m pytest -q -m "not corpus and not browser"

@@ -141,7 +141,7 @@ class ArchiveSearcher:
         page = [(self.view.doc_id(docnum), score) for docnum, score in ranked]
         facets = self.view.facet_counts(matched, request.facet_size)
         terms = _terms_by_field(user_q) if user_q not in (None, query.NullQuery) else {}
-        suggestion = self.suggest(request.q, user_q) if request.q and (user_q is query.NullQuery or total < 3) else None
+        suggestion = self.suggest(request.q, user_q) if request.q else None
         return Found(total=total, page=page, facets=facets, terms=terms, suggestion=suggestion)
 
     def more_like(self, doc_id: str, text: str, limit: int) -> list[str]:
@@ -156,26 +156,38 @@ class ArchiveSearcher:
         return self.view.docs_for_query(q)
 
     def suggest(self, text: str, parsed: Optional[query.Query]) -> Optional[str]:
-        """A corrected query string when some word of the query is in no headline, caption or body."""
-        if parsed is None or parsed is query.NullQuery:
+        """A corrected query string, or None when every word of the query looks intended.
+
+        A word is checked only when no headline or caption contains it as typed (a cheap lookup). A
+        close word (up to two edits) from the headline and caption vocabulary replaces it when it stems
+        the same ("footbal" -> "football"), when the word itself matches nothing, or when the close word
+        matches at least ten times as many articles.
+        """
+        if parsed is None:
             return None
-        words = re.findall(r"[^\W\d_]{3,}", re.sub(r"\b\w+:", " ", text))
+        spell_fields = [f for f in ("spell_headline", "spell_caption") if f in self.schema]
         reader = self.searcher.reader()
         replacements: dict[str, str] = {}
+        words = re.findall(r"[^\W\d_]{3,}", re.sub(r"\b\w+:", " ", re.sub(r"\b(?:AND|OR|NOT)\b", " ", text)))
         for word in dict.fromkeys(words):
             lower = word.lower()
-            if any(reader.doc_frequency(f, t) for f, t in _analysed(self.schema, lower)):
+            if any(reader.doc_frequency(f, lower) for f in spell_fields):
                 continue
-            best = None
-            for field in ("spell_headline", "spell_caption", "spell_body"):
-                if field not in self.schema:
-                    continue
-                candidates = self.searcher.corrector(field).suggest(lower, limit=1, maxdist=2, prefix=1)
-                if candidates:
-                    best = candidates[0]
+            stems = _analysed(self.schema, lower)
+            own = max((reader.doc_frequency(f, t) for f, t in stems), default=0)
+            for field in spell_fields:
+                choice = None
+                for candidate in self.searcher.corrector(field).suggest(lower, limit=5, maxdist=2, prefix=1):
+                    if candidate == lower:
+                        continue
+                    theirs = _analysed(self.schema, candidate)
+                    freq = max((reader.doc_frequency(f, t) for f, t in theirs), default=0)
+                    if theirs == stems or (freq > 0 and own == 0) or freq >= 10 * own:
+                        choice = candidate
+                        break
+                if choice:
+                    replacements[word] = choice
                     break
-            if best and best != lower:
-                replacements[word] = best
         if not replacements:
             return None
         corrected = text
