@@ -92,6 +92,11 @@ def sync_pending(sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1,
     """
     total = 0
     with index.lock():
+        if not index.usable():
+            # No index, or one that cannot be read: start a fresh one and feed it every article.
+            index.reset()
+            with sessions.begin() as session:
+                session.execute(update(Article).where(Article.indexed.is_(True)).values(indexed=False))
         while True:
             with sessions() as session:
                 ids = list(session.scalars(

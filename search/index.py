@@ -60,6 +60,18 @@ class ArchiveIndex:
         path = self.current_path()
         return path is not None and whoosh.index.exists_in(str(path))
 
+    def usable(self) -> bool:
+        """True when the live generation exists and opens."""
+        try:
+            self.open().close()
+            return True
+        except IndexMissing:
+            return False
+
+    def reset(self) -> None:
+        """Make an empty generation the live one (the old one, if any, is kept until the next swap)."""
+        self._swap(self._new_generation())
+
     def open(self) -> Index:
         """Open the live generation; raise IndexMissing when there is none or it cannot be read."""
         path = self.current_path()

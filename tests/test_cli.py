@@ -58,3 +58,20 @@ def test_an_unreachable_database_is_a_clear_error_not_a_traceback(tmp_path):
 def test_a_bad_setting_is_a_clear_error(tmp_path):
     result = CliRunner().invoke(cli, ["stats"], env={"NEWSARCHIVE_HOME": str(tmp_path), "NEWSARCHIVE_SETTLE_MS": "soon"})
     assert result.exit_code == 1 and "NEWSARCHIVE_SETTLE_MS must be a whole number" in result.output
+
+
+def test_search_json_prints_what_the_api_returns(app, client):
+    home = app.extensions["newsarchive"].settings.home
+    for q in ("kobani", 'source:"associated press"', "oil OR harbour"):
+        printed = json.loads(run(home, "search", q, "--json", "--limit", "20").output)
+        served = client.get("/api/search", query_string={"q": q}).get_json()
+        printed.pop("took_ms"), served.pop("took_ms")
+        assert printed == served
+
+
+def test_search_text_output_and_errors(app):
+    home = app.extensions["newsarchive"].settings.home
+    result = run(home, "search", "kobanni")
+    assert "0 result(s) for 'kobanni'" in result.output and "did you mean: kobani" in result.output
+    result = CliRunner().invoke(cli, ["search", "foo:bar"], env={"NEWSARCHIVE_HOME": str(home)})
+    assert result.exit_code == 1 and "unknown field 'foo'" in result.output

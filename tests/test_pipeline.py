@@ -173,3 +173,20 @@ def test_the_ingest_log_keeps_one_row_per_file_read(ingester, sessions):
 
 def test_display_path_keeps_undecodable_names_storable():
     assert display_path(os.fsdecode(b"/tmp/a\xffb.txt")) == "/tmp/a\\xffb.txt"
+
+
+def test_a_deleted_or_damaged_index_is_rebuilt_by_the_next_ingest(ingester, inbox, sessions):
+    import shutil
+
+    (inbox / "a.txt").write_text(GOOD)
+    ingester.run()
+    shutil.rmtree(ingester.settings.index_dir)
+    (inbox / "b.txt").write_text(GOOD.replace("harbour", "airport"))
+    ingester.run()
+    assert ingester.index.doc_count() == 2
+    # Damage the live generation's files: the next run starts a fresh generation from SQL.
+    for path in ingester.index.current_path().iterdir():
+        path.write_bytes(b"garbage")
+    (inbox / "c.txt").write_text(GOOD.replace("harbour", "station"))
+    ingester.run()
+    assert ingester.index.doc_count() == 3
