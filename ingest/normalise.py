@@ -97,9 +97,20 @@ def clean_text(text: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _CONTROL.sub("", text.replace("\u2028", "\n").replace("\u2029", "\n\n"))
+    text = safe_text(text)
     if not text.isascii():
         text = unicodedata.normalize("NFC", text)
     return text
+
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def safe_text(text: str | None) -> str | None:
+    """Text any database can store: no NUL characters (PostgreSQL refuses them), no lone surrogates."""
+    if text is None or not _UNSTORABLE.search(text):
+        return text
+    return _UNSTORABLE.sub(lambda m: "" if m.group(0) == "\x00" else "\ufffd", text)
 
 
 def collapse(text: str) -> str:

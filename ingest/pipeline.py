@@ -43,6 +43,7 @@ from .inbox import (
     write_error_file,
 )
 from .models import IngestFile, utcnow
+from .normalise import safe_text
 from .readers import Limits, Unit, iter_units, open_unpacked, parse_unit, sniff
 from .records import ArticleData, InputError, RecordError
 from .settings import Settings
@@ -206,7 +207,7 @@ class Ingester:
                 batch: list[ArticleData] = []
                 for item in self._parse(units):
                     if isinstance(item, RecordError):
-                        result.errors.append({"line": item.line, "reason": item.reason})
+                        result.errors.append({"line": item.line, "reason": safe_text(item.reason)})
                         continue
                     batch.append(item)
                     if len(batch) >= self.settings.ingest_batch_articles:
@@ -294,6 +295,7 @@ class Ingester:
 
     def _quarantine(self, f: InputFile, shown: str, reason: str, *, sha: Optional[str], size: Optional[int]) -> FileResult:
         """Record a failed file; an inbox file moves to failed/ with `<name>.error.json` saying why."""
+        reason = safe_text(reason)
         exists = f.path.exists() or f.path.is_symlink()
         destination = free_destination(self.settings.failed_dir, f.relative) if f.in_inbox and exists else None
         stored = display_path(destination) if destination else (shown if exists else None)

@@ -8,6 +8,7 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from .models import Article, Caption, Place, Source, article_places, utcnow
+from .normalise import safe_text
 from .records import ArticleData
 
 MAX_HEADLINE_CHARS = 2000
@@ -50,17 +51,17 @@ class ArticleStore:
         for digest, a in fresh:
             published, day, utc = a.published_fields()
             rows.append({
-                "headline": a.headline[:MAX_HEADLINE_CHARS],
-                "body": a.body,
+                "headline": safe_text(a.headline[:MAX_HEADLINE_CHARS]),
+                "body": safe_text(a.body),
                 "published": published,
                 "published_day": day,
                 "published_utc": utc,
                 "date_inferred": a.date_inferred,
-                "source_id": self._source_id(session, a.source) if a.source else None,
-                "byline": a.byline,
-                "dateline": a.dateline[:200] if a.dateline else None,
-                "url": a.url,
-                "language": a.language,
+                "source_id": self._source_id(session, safe_text(a.source)) if a.source else None,
+                "byline": safe_text(a.byline),
+                "dateline": safe_text(a.dateline[:200]) if a.dateline else None,
+                "url": safe_text(a.url),
+                "language": safe_text(a.language[:16]) if a.language else None,
                 "content_sha256": digest,
                 "original_file": original_file,
                 "ingest_file_id": ingest_file_id,
@@ -73,10 +74,12 @@ class ArticleStore:
         place_rows = []
         for article_id, (_, a) in zip(ids, fresh):
             for position, c in enumerate(a.captions):
-                caption_rows.append({"article_id": article_id, "position": position, "text": c.text, "credit": c.credit,
-                                     "photographer": c.photographer[:200] if c.photographer else None,
-                                     "agency": c.agency[:100] if c.agency else None})
-            place_ids = dict.fromkeys(self._place_id(session, p.name, p.kind, p.country_code) for p in a.places)
+                caption_rows.append({"article_id": article_id, "position": position, "text": safe_text(c.text),
+                                     "credit": safe_text(c.credit),
+                                     "photographer": safe_text(c.photographer[:200]) if c.photographer else None,
+                                     "agency": safe_text(c.agency[:100]) if c.agency else None})
+            place_ids = dict.fromkeys(self._place_id(session, safe_text(p.name), p.kind[:20], p.country_code)
+                                      for p in a.places if p.name)
             place_rows.extend({"article_id": article_id, "place_id": pid} for pid in place_ids)
         if caption_rows:
             session.execute(insert(Caption), caption_rows)

@@ -119,10 +119,10 @@ class ArchiveIndex:
             for doc in docs:
                 writer.update_document(**doc)
                 count += 1
+            writer.commit()
         except BaseException:
-            writer.cancel()
+            _abandon(writer)
             raise
-        writer.commit()
         return count
 
     def delete(self, ids: Iterable[str]) -> None:
@@ -161,6 +161,7 @@ class ArchiveIndex:
                     progress(count)
             writer.commit()
         except BaseException:
+            _abandon(writer)
             shutil.rmtree(path, ignore_errors=True)
             raise
         with self.lock():
@@ -182,6 +183,20 @@ class ArchiveIndex:
         with self.open().searcher() as searcher:
             for fields in searcher.all_stored_fields():
                 yield fields["id"]
+
+
+def _abandon(writer) -> None:
+    """Give up a writer after an error, releasing Whoosh's write lock even when cancel() itself fails."""
+    try:
+        writer.cancel()
+    except Exception:
+        pass
+    lock = getattr(writer, "writelock", None)
+    if lock is not None:
+        try:
+            lock.release()
+        except Exception:
+            pass
 
 
 def _writer(ix: Index, procs: int, memory_mb: int, lock_timeout_s: float):

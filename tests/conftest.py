@@ -1,11 +1,23 @@
-"""Fixtures over a real SQLite file and a real Whoosh index under tmp_path; no mocks of our own storage."""
+"""Fixtures over a real database and a real Whoosh index under tmp_path; no mocks of our own storage.
+
+Every test that uses the `settings` fixture runs twice: on a SQLite file, and on its own fresh
+PostgreSQL database (created before the test, dropped after). PostgreSQL comes from
+NEWSARCHIVE_TEST_POSTGRES (default: the local server, trust auth); when it cannot be reached those
+runs are skipped, unless NEWSARCHIVE_REQUIRE_POSTGRES is set (as in CI), which makes them fail.
+NEWSARCHIVE_TEST_BACKENDS=sqlite (or postgresql) runs one backend only.
+"""
 
 from __future__ import annotations
 
 import os
+import uuid
+from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
+from typing import Iterator, Optional
 
 import pytest
+from sqlalchemy.engine import make_url
 
 from ingest.db import make_engine, make_sessionmaker, upgrade
 from ingest.pipeline import Ingester
@@ -15,6 +27,61 @@ ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
 SEED_FILE = SEEDS / "000_17250181ba4e98be.txt"
 CORPUS = Path(os.environ.get("NEWSARCHIVE_CORPUS") or ROOT.parent / "shared" / "corpus")
+POSTGRES_ADMIN_URL = os.environ.get("NEWSARCHIVE_TEST_POSTGRES") or "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+BACKENDS = [b.strip() for b in (os.environ.get("NEWSARCHIVE_TEST_BACKENDS") or "sqlite,postgresql").split(",") if b.strip()]
+
+
+@lru_cache(maxsize=1)
+def postgres_problem() -> Optional[str]:
+    """None when the test PostgreSQL server answers, else why not."""
+    import psycopg
+
+    url = make_url(POSTGRES_ADMIN_URL)
+    try:
+        psycopg.connect(_libpq(url), connect_timeout=3).close()
+    except Exception as exc:
+        return f"PostgreSQL at {url.render_as_string(hide_password=True)} is unreachable: {exc}".strip()
+    return None
+
+
+def _libpq(url) -> str:
+    parts = {"host": url.host, "port": url.port, "user": url.username, "password": url.password, "dbname": url.database}
+    return " ".join(f"{k}={v}" for k, v in parts.items() if v not in (None, ""))
+
+
+@contextmanager
+def database(backend: str) -> Iterator[Optional[str]]:
+    """A fresh empty database for one test: None means the default SQLite file under the archive home."""
+    if backend == "sqlite":
+        yield None
+        return
+    problem = postgres_problem()
+    if problem:
+        if os.environ.get("NEWSARCHIVE_REQUIRE_POSTGRES"):
+            pytest.fail(problem)
+        pytest.skip(problem)
+    import psycopg
+
+    admin = make_url(POSTGRES_ADMIN_URL)
+    name = f"newsarchive_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(_libpq(admin), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield admin.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(_libpq(admin), autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def make_settings(home: Path, database_url: Optional[str], **overrides) -> Settings:
+    if database_url:
+        overrides["database_url"] = database_url
+    return Settings.from_env({}, home=home, **overrides)
+
+
+def cli_env(settings: Settings, **extra: str) -> dict[str, str]:
+    """The environment that points the `newsarchive` command at this test's archive."""
+    return dict(os.environ, NEWSARCHIVE_HOME=str(settings.home), NEWSARCHIVE_DATABASE_URL=settings.database_url, **extra)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -26,10 +93,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(params=BACKENDS)
+def database_url(request) -> Iterator[Optional[str]]:
+    with database(request.param) as url:
+        yield url
+
+
 @pytest.fixture
-def settings(tmp_path) -> Settings:
+def settings(tmp_path, database_url) -> Settings:
     """Settings for an archive under tmp_path, ignoring the caller's NEWSARCHIVE_* variables."""
-    return Settings.from_env({}, home=tmp_path / "home")
+    return make_settings(tmp_path / "home", database_url)
 
 
 @pytest.fixture

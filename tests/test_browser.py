@@ -10,7 +10,7 @@ import urllib.request
 
 import pytest
 
-from .conftest import ROOT
+from .conftest import ROOT, cli_env
 
 pytestmark = pytest.mark.browser
 CHROMIUM = os.environ.get("NEWSARCHIVE_CHROMIUM", "/usr/bin/chromium")
@@ -36,7 +36,7 @@ def free_port() -> int:
 @pytest.fixture
 def server(sample_archive):
     port = free_port()
-    env = dict(os.environ, NEWSARCHIVE_HOME=str(sample_archive.home))
+    env = cli_env(sample_archive)
     process = subprocess.Popen([sys.executable, "-m", "webapp.cli", "serve", "--port", str(port)],
                                env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

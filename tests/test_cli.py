@@ -6,44 +6,41 @@ from click.testing import CliRunner
 
 from ingest.cli import cli
 
-from .conftest import SEED_FILE
+from .conftest import SEED_FILE, cli_env
 
 
-def run(home, *args):
-    result = CliRunner().invoke(cli, list(args), env={"NEWSARCHIVE_HOME": str(home)}, catch_exceptions=False)
-    return result
+def run(settings, *args):
+    return CliRunner().invoke(cli, list(args), env=cli_env(settings), catch_exceptions=False)
 
 
-def test_ingest_json_summary_and_stats(tmp_path):
-    home = tmp_path / "home"
-    result = run(home, "ingest", str(SEED_FILE), "--json")
+def test_ingest_json_summary_and_stats(settings):
+    result = run(settings, "ingest", str(SEED_FILE), "--json")
     assert result.exit_code == 0
     summary = json.loads(result.output)
     assert (summary["ingested"], summary["duplicates"], summary["failed"]) == (1, 0, 0)
     assert summary["files"][0]["path"] == str(SEED_FILE)
 
-    stats = json.loads(run(home, "stats", "--json").output)
+    stats = json.loads(run(settings, "stats", "--json").output)
     assert stats["articles"] == 1 and stats["captions"] == 3 and stats["index_documents"] == 1
     assert stats["index_ok"] is True
 
 
-def test_ingest_of_the_inbox_by_default_with_a_text_summary(tmp_path):
-    home = tmp_path / "home"
+def test_ingest_of_the_inbox_by_default_with_a_text_summary(settings):
+    home = settings.home
     (home / "inbox").mkdir(parents=True)
     (home / "inbox" / "good.txt").write_text("Title\n\nSome body text here.\n")
     (home / "inbox" / "bad.json").write_text("{broken")
-    result = run(home, "ingest")
+    result = run(settings, "ingest")
     assert result.exit_code == 0  # quarantined files do not fail the run
     assert "ingested 1 article(s), 0 duplicate(s), 1 failed, from 2 file(s)" in result.output
     assert "bad.json: invalid JSON" in result.output
     assert (home / "failed" / "bad.json.error.json").exists()
 
 
-def test_db_upgrade_and_reindex(tmp_path):
-    home = tmp_path / "home"
-    assert "latest revision" in run(home, "db", "upgrade").output
-    run(home, "ingest", str(SEED_FILE))
-    result = run(home, "reindex")
+def test_db_upgrade_and_reindex(settings):
+    assert "latest revision" in run(settings, "db", "upgrade").output
+    run(settings, "ingest", str(SEED_FILE))
+    result = run(settings, "reindex")
     assert result.exit_code == 0 and "reindexed 1 article(s)" in result.output
 
 
@@ -61,17 +58,17 @@ def test_a_bad_setting_is_a_clear_error(tmp_path):
 
 
 def test_search_json_prints_what_the_api_returns(app, client):
-    home = app.extensions["newsarchive"].settings.home
+    settings = app.extensions["newsarchive"].settings
     for q in ("kobani", 'source:"associated press"', "oil OR harbour"):
-        printed = json.loads(run(home, "search", q, "--json", "--limit", "20").output)
+        printed = json.loads(run(settings, "search", q, "--json", "--limit", "20").output)
         served = client.get("/api/search", query_string={"q": q}).get_json()
         printed.pop("took_ms"), served.pop("took_ms")
         assert printed == served
 
 
 def test_search_text_output_and_errors(app):
-    home = app.extensions["newsarchive"].settings.home
-    result = run(home, "search", "kobanni")
+    settings = app.extensions["newsarchive"].settings
+    result = run(settings, "search", "kobanni")
     assert "0 result(s) for 'kobanni'" in result.output and "did you mean: kobani" in result.output
-    result = CliRunner().invoke(cli, ["search", "foo:bar"], env={"NEWSARCHIVE_HOME": str(home)})
+    result = CliRunner().invoke(cli, ["search", "foo:bar"], env=cli_env(settings))
     assert result.exit_code == 1 and "unknown field 'foo'" in result.output

@@ -12,9 +12,8 @@ import pytest
 
 from ingest.db import upgrade
 from ingest.pipeline import Ingester
-from ingest.settings import Settings
 
-from .conftest import ROOT, SEED_FILE
+from .conftest import ROOT, SEED_FILE, cli_env, make_settings
 
 WORDS = ("market harbour election storm river council bank school rail energy court budget strike port "
          "factory museum festival drought vaccine bridge satellite tariff merger ferry reactor").split()
@@ -33,7 +32,7 @@ def synthetic_feed(path, count, seed=1):
 
 
 def command(settings, *args):
-    env = dict(os.environ, NEWSARCHIVE_HOME=str(settings.home), NEWSARCHIVE_INGEST_WORKERS="1")
+    env = cli_env(settings, NEWSARCHIVE_INGEST_WORKERS="1")
     return subprocess.Popen([sys.executable, "-m", "webapp.cli", *args], env=env, cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -48,8 +47,8 @@ def hammer(client, stop, answers, errors, params):
 
 
 @pytest.fixture
-def settings(tmp_path):
-    settings = Settings.from_env({}, home=tmp_path / "home")
+def settings(tmp_path, database_url):
+    settings = make_settings(tmp_path / "home", database_url)
     upgrade(settings)
     with Ingester(settings, workers=1) as ingester:
         ingester.run([SEED_FILE])

@@ -10,19 +10,23 @@ from sqlalchemy import func, select
 from ingest.models import Article, Caption, Place, Source, article_places
 from ingest.pipeline import Ingester
 
-from .conftest import CORPUS
+from .conftest import BACKENDS, CORPUS, database, make_settings
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
 
-@pytest.fixture(scope="module")
-def corpus_app(tmp_path_factory):
+@pytest.fixture(scope="module", params=BACKENDS)
+def corpus_app(request, tmp_path_factory):
+    with database(request.param) as url:
+        yield from _corpus_app(tmp_path_factory, url)
+
+
+def _corpus_app(tmp_path_factory, database_url):
     from ingest.db import upgrade
-    from ingest.settings import Settings
     from webapp import create_app
 
     home = tmp_path_factory.mktemp("corpus")
-    settings = Settings.from_env({}, home=home / "home")
+    settings = make_settings(home / "home", database_url)
     upgrade(settings)
     reuters = home / "reuters-3000.jsonl.gz"
     with gzip.open(CORPUS / "reuters-financial" / "reuters-financial-01.jsonl.gz", "rb") as src:

@@ -7,8 +7,9 @@ from sqlalchemy import func, select
 
 from ingest.models import Article, IngestFile
 from ingest.pipeline import Ingester, watch
-from ingest.settings import Settings
 from ingest.db import upgrade
+
+from .conftest import make_settings
 
 BODY = "The river rose overnight and flooded the lower town, officials said on Tuesday. " * 20
 
@@ -22,8 +23,8 @@ def wait_for(condition, timeout=15.0):
     return False
 
 
-def test_a_slowly_written_file_is_read_once_and_only_when_complete(tmp_path):
-    settings = Settings.from_env({}, home=tmp_path / "home", watch_interval_ms=50, settle_ms=600)
+def test_a_slowly_written_file_is_read_once_and_only_when_complete(tmp_path, database_url):
+    settings = make_settings(tmp_path / "home", database_url, watch_interval_ms=50, settle_ms=600)
     upgrade(settings)
     results = []
     stop = threading.Event()
