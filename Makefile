@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run test test-fast bench bench-extract clean
+.PHONY: run test test-fast bench bench-load clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ test: $(VENV)/.test-installed
 
 test-fast: $(VENV)/.test-installed
 	$(BIN)/python -m pytest -q -m "not corpus and not browser"
+
+# Benchmarks on ../shared/corpus (each skips with a message when the corpus is absent); they rewrite
+# their own sections of BENCHMARKS.md.
+bench-load: $(VENV)/.test-installed
+	$(BIN)/python -m bench.load
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache

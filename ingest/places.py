@@ -62,13 +62,14 @@ _LEADING_WORDS = {
 }
 
 
+_FOLD_TABLE = str.maketrans({**{c: None for c in "’'`‘ʿʾ´"}, **{c: " " for c in "-./"}})
+
+
 def fold(name: str) -> str:
     """A matching key: accents, apostrophes and case dropped, hyphens and dots made spaces."""
-    text = unicodedata.normalize("NFKD", name)
-    text = "".join(c for c in text if not unicodedata.combining(c))
-    text = re.sub(r"[’'`‘ʿʾ´]", "", text)
-    text = re.sub(r"[-./]", " ", text)
-    return " ".join(text.casefold().split())
+    if not name.isascii():
+        name = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    return " ".join(name.translate(_FOLD_TABLE).casefold().split())
 
 
 @dataclass(frozen=True)
@@ -108,11 +109,13 @@ class Gazetteer:
             self._add(name, entry)
             alt_entry = Entry(name, "city", city["countrycode"], city["population"] or 0, False)
             for alt in city.get("alternatenames") or ():
-                if 3 <= len(alt) <= 40 and alt[0].isupper() and not alt.isupper() and fold(alt).replace(" ", "").isalpha() and fold(alt).isascii():
-                    self._add(alt, alt_entry)
+                if 3 <= len(alt) <= 40 and alt[0].isupper() and not alt.isupper():
+                    key = fold(alt)
+                    if key.isascii() and key.replace(" ", "").isalpha():
+                        self._add(alt, alt_entry, key)
 
-    def _add(self, name: str, entry: Entry) -> None:
-        key = fold(name)
+    def _add(self, name: str, entry: Entry, key: Optional[str] = None) -> None:
+        key = key if key is not None else fold(name)
         if not key or key in _NEVER:
             return
         entries = self.by_key.setdefault(key, [])
