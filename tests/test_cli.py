@@ -72,3 +72,16 @@ def test_search_text_output_and_errors(app):
     assert "0 result(s) for 'kobanni'" in result.output and "did you mean: kobani" in result.output
     result = CliRunner().invoke(cli, ["search", "foo:bar"], env=cli_env(settings))
     assert result.exit_code == 1 and "unknown field 'foo'" in result.output
+
+
+def test_stats_reports_a_damaged_index_and_reindex_repairs_it(settings):
+    run(settings, "ingest", str(SEED_FILE))
+    from search.index import ArchiveIndex
+
+    for path in ArchiveIndex(settings.index_dir).current_path().iterdir():
+        path.write_bytes(b"not an index")
+    stats = json.loads(run(settings, "stats", "--json").output)
+    assert stats["index_ok"] is False and "reindex" in stats["index_error"]
+    assert "reindexed 1 article(s)" in run(settings, "reindex").output
+    stats = json.loads(run(settings, "stats", "--json").output)
+    assert stats["index_ok"] is True and stats["index_documents"] == stats["articles"] == 1

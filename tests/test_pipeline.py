@@ -190,3 +190,16 @@ def test_a_deleted_or_damaged_index_is_rebuilt_by_the_next_ingest(ingester, inbo
     (inbox / "c.txt").write_text(GOOD.replace("harbour", "station"))
     ingester.run()
     assert ingester.index.doc_count() == 3
+
+
+def test_a_link_to_a_folder_outside_the_inbox_is_not_followed(ingester, inbox, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "private.txt").write_text(GOOD)
+    (inbox / "linked").symlink_to(outside, target_is_directory=True)
+    summary = ingester.run()
+    [result] = summary.files
+    assert result.status == "failed" and "symbolic link" in result.reason
+    assert summary.ingested == 0
+    assert (outside / "private.txt").read_text() == GOOD  # untouched, never read
+    assert os.path.islink(ingester.settings.failed_dir / "linked")
