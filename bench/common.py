@@ -163,13 +163,7 @@ def percentile(values: list[float], p: float) -> float:
 def peak_rss_bytes(pid: int) -> int:
     """Peak resident memory (VmHWM) of a process and its living children, from /proc."""
     total = 0
-    pids = [pid]
-    try:
-        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-        pids += [int(c) for c in children]
-    except OSError:
-        pass
-    for p in pids:
+    for p in _descendants(pid):
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmHWM:"):
@@ -211,3 +205,29 @@ def update_benchmarks(section: str, body: str) -> None:
 
 def today() -> str:
     return dt.date.today().isoformat()
+
+
+def _descendants(pid: int) -> list[int]:
+    found = [pid]
+    i = 0
+    while i < len(found):
+        try:
+            for task in Path(f"/proc/{found[i]}/task").iterdir():
+                found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass
+        i += 1
+    return found
+
+
+def tree_rss_bytes(pid: int) -> int:
+    """Resident memory (VmRSS) now, of a process and all its descendants."""
+    total = 0
+    for p in _descendants(pid):
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+        except OSError:
+            pass
+    return total

@@ -1,10 +1,10 @@
-"""Per-segment arrays for facets and date sorting, built once per segment and shared by every searcher.
+"""Per-segment arrays for facets, field lengths and date sorting, read once per segment and shared by all searchers.
 
-Whoosh segments never change once written (deletions aside, which the matchers already skip), so
-each segment's facet postings and date column are read into NumPy arrays once, keyed by segment id.
-A searcher's view concatenates its segments' arrays at their document offsets. Counting facets is
-then a `bincount` over the matched documents, and sorting by date an `argpartition`, with no Python
-loop over matches.
+Whoosh segments never change once written (deletions aside), so each segment's facet postings, field
+lengths and date column are read into NumPy arrays once, keyed by segment id and live document count.
+A searcher's view lists its segments' arrays with their document offsets. Counting facets is then a
+`bincount` over the matched documents, and sorting by date an `argpartition`, with no Python loop over
+matches.
 """
 
 from __future__ import annotations
@@ -12,13 +12,15 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 from whoosh.searching import Searcher
 
-from .schema import FACETS
+from .engine import LENGTHS, Scored, SegmentEvaluator
+from .schema import FACETS, MISSING_TS, TEXT_FIELDS
 
-MISSING_INT64 = np.iinfo(np.int64).max  # what Whoosh's numeric column holds for a document without a value
+MISSING_INT64 = MISSING_TS
 
 
 @dataclass
@@ -31,18 +33,20 @@ class FacetArrays:
 @dataclass
 class SegmentArrays:
     doc_count: int
-    deleted: np.ndarray  # local document numbers that are deleted
+    live: Optional[np.ndarray]  # bool per local document, None when nothing is deleted
     published_ts: np.ndarray  # int64 per local document; MISSING_INT64 when undated
+    lengths: dict[str, np.ndarray]  # field -> length per local document
     facets: dict[str, FacetArrays]
 
 
 def _read_segment(reader) -> SegmentArrays:
     count = reader.doc_count_all()
-    deleted = np.fromiter(reader.deleted_docs(), dtype=np.int64) if reader.has_deletions() else np.empty(0, np.int64)
-    if reader.has_column("published_ts"):
-        ts = np.fromiter(reader.column_reader("published_ts"), dtype=np.int64, count=count)
-    else:
-        ts = np.full(count, MISSING_INT64, dtype=np.int64)
+    live = None
+    if reader.has_deletions():
+        live = np.ones(count, dtype=bool)
+        live[np.fromiter(reader.deleted_docs(), dtype=np.int64)] = False
+    ts = _numeric_column(reader, "published_ts", count, ">i8", MISSING_TS)
+    lengths = {field: LENGTHS[_length_bytes(reader, field, count)] for field in TEXT_FIELDS if field in reader.schema}
     facets = {}
     for facet in FACETS:
         field = f"{facet}_facet"
@@ -56,43 +60,41 @@ def _read_segment(reader) -> SegmentArrays:
         docs = np.concatenate(chunks) if chunks else np.empty(0, np.int64)
         value_of = np.repeat(np.arange(len(values), dtype=np.int64), [c.size for c in chunks]) if chunks else np.empty(0, np.int64)
         facets[facet] = FacetArrays(values, docs, value_of)
-    return SegmentArrays(count, deleted, ts, facets)
+    return SegmentArrays(count, live, ts, lengths, facets)
 
 
-class SegmentCache:
-    """Segment arrays keyed by segment id (plus its deletion count), and merged views keyed by segment set."""
+def _numeric_column(reader, name: str, count: int, dtype: str, default: int) -> np.ndarray:
+    """A numeric column as an array, read in one slice (falling back to one call per document)."""
+    if not reader.has_column(name):
+        return np.full(count, default, dtype=np.int64)
+    column = reader.column_reader(name)
+    try:
+        stored = column._count
+        raw = np.frombuffer(column._dbfile.get(column._basepos, stored * column._fixedlen), dtype=dtype)
+        values = raw.astype(np.int64)
+    except AttributeError:
+        return np.fromiter(column, dtype=np.int64, count=count)
+    if stored < count:
+        values = np.concatenate([values, np.full(count - stored, default, dtype=np.int64)])
+    return values[:count]
 
-    def __init__(self, max_views: int = 4) -> None:
-        self._segments: dict[tuple, SegmentArrays] = {}
-        self._views: OrderedDict[tuple, "View"] = OrderedDict()
-        self._max_views = max_views
-        self._lock = threading.Lock()
 
-    def view(self, searcher: Searcher) -> "View":
-        leaves = list(searcher.reader().leaf_readers())
-        key = tuple((_segment_key(r), offset) for r, offset in leaves)
-        with self._lock:
-            view = self._views.get(key)
-            if view is not None:
-                self._views.move_to_end(key)
-                return view.bind(searcher)
-            parts = []
-            for reader, offset in leaves:
-                seg_key = _segment_key(reader)
-                arrays = self._segments.get(seg_key)
-                if arrays is None:
-                    arrays = _read_segment(reader)
-                    self._segments[seg_key] = arrays
-                parts.append((arrays, offset))
-            view = View(parts, [_segment_key(r) for r, _ in leaves])
-            self._views[key] = view
-            while len(self._views) > self._max_views:
-                self._views.popitem(last=False)
-            live = {k for v in self._views.values() for k in v.segment_keys}
-            for seg_key in list(self._segments):
-                if seg_key not in live:
-                    del self._segments[seg_key]
-            return view.bind(searcher)
+def _length_bytes(reader, field: str, count: int) -> np.ndarray:
+    """The byte-encoded length of `field` in each document: Whoosh keeps them in an internal column of one
+    byte per document, read here in one slice (falling back to one call per document)."""
+    from whoosh.codec.whoosh3 import LENGTHS_COLUMN
+
+    try:
+        column = reader._perdoc._cached_reader(f"_{field}_len", LENGTHS_COLUMN)
+        if column is None:
+            return np.zeros(count, dtype=np.uint8)
+        stored = column._count
+        raw = np.frombuffer(column._dbfile.get(column._basepos, stored), dtype=np.uint8)
+        return np.concatenate([raw, np.zeros(count - stored, dtype=np.uint8)]) if stored < count else raw[:count].copy()
+    except AttributeError:
+        from whoosh.util.numeric import length_to_byte
+
+        return np.array([length_to_byte(reader.doc_field_length(d, field) or 0) for d in range(count)], dtype=np.uint8)
 
 
 def _segment_key(reader) -> tuple:
@@ -101,18 +103,54 @@ def _segment_key(reader) -> tuple:
     return (seg_id, reader.doc_count())  # doc_count changes when documents are deleted
 
 
+class SegmentCache:
+    """Segment arrays keyed by segment, and merged views keyed by the set of segments, shared by threads."""
+
+    def __init__(self, max_views: int = 4) -> None:
+        self._segments: dict[tuple, SegmentArrays] = {}
+        self._views: OrderedDict[tuple, "View"] = OrderedDict()
+        self._max_views = max_views
+        self._lock = threading.Lock()
+
+    def view(self, searcher: Searcher) -> "BoundView":
+        leaves = list(searcher.reader().leaf_readers())
+        key = tuple((_segment_key(r), offset) for r, offset in leaves)
+        with self._lock:
+            view = self._views.get(key)
+            if view is None:
+                parts = []
+                for reader, offset in leaves:
+                    seg_key = _segment_key(reader)
+                    arrays = self._segments.get(seg_key)
+                    if arrays is None:
+                        arrays = self._segments[seg_key] = _read_segment(reader)
+                    parts.append((arrays, offset))
+                view = View(parts, [_segment_key(r) for r, _ in leaves])
+                self._views[key] = view
+                while len(self._views) > self._max_views:
+                    self._views.popitem(last=False)
+                live = {k for v in self._views.values() for k in v.segment_keys}
+                for seg_key in list(self._segments):
+                    if seg_key not in live:
+                        del self._segments[seg_key]
+            else:
+                self._views.move_to_end(key)
+        return BoundView(view, searcher)
+
+
 class View:
     """Arrays of one set of segments, laid end to end at their document offsets."""
 
     def __init__(self, parts: list[tuple[SegmentArrays, int]], segment_keys: list[tuple]) -> None:
+        self.parts = parts
         self.segment_keys = segment_keys
         self.doc_count_all = sum(a.doc_count for a, _ in parts)
-        self.published_ts = (np.concatenate([a.published_ts for a, _ in parts]) if parts else np.empty(0, np.int64))
+        self.published_ts = np.concatenate([a.published_ts for a, _ in parts]) if parts else np.empty(0, np.int64)
         live = np.ones(self.doc_count_all, dtype=bool)
         for arrays, offset in parts:
-            if arrays.deleted.size:
-                live[arrays.deleted + offset] = False
-        self.live_docs = np.flatnonzero(live)
+            if arrays.live is not None:
+                live[offset:offset + arrays.doc_count] = arrays.live
+        self.live_docs = np.flatnonzero(live).astype(np.int64)
         self.facets: dict[str, FacetArrays] = {}
         for facet in FACETS:
             merged: dict[str, list[np.ndarray]] = {}
@@ -130,12 +168,9 @@ class View:
                         if chunks else np.empty(0, np.int64))
             self.facets[facet] = FacetArrays(values, docs, value_of)
 
-    def bind(self, searcher: Searcher) -> "BoundView":
-        return BoundView(self, searcher)
-
 
 class BoundView:
-    """A view used by one searcher (the searcher maps document numbers to stored ids and runs queries)."""
+    """A view used by one searcher: matching, facet counts and ordering over its segments."""
 
     def __init__(self, view: View, searcher: Searcher) -> None:
         self.view = view
@@ -144,8 +179,18 @@ class BoundView:
     def all_docs(self) -> np.ndarray:
         return self.view.live_docs
 
-    def docs_for_query(self, q) -> np.ndarray:
-        return np.fromiter(self.searcher.docs_for_query(q), dtype=np.int64)
+    def evaluate(self, q) -> tuple[np.ndarray, np.ndarray]:
+        """(matching document numbers, their BM25F scores) over all segments."""
+        leaves = self.searcher.subsearchers or [(self.searcher, 0)]
+        ids, scores = [], []
+        for (leaf, offset), (arrays, arrays_offset) in zip(leaves, self.view.parts):
+            assert offset == arrays_offset
+            result: Scored = SegmentEvaluator(self.searcher, leaf, leaf.reader(), arrays.lengths, arrays.live).evaluate(q)
+            ids.append(result.ids + offset)
+            scores.append(result.scores)
+        if not ids:
+            return np.empty(0, np.int64), np.empty(0)
+        return np.concatenate(ids), np.concatenate(scores)
 
     def doc_id(self, docnum: int) -> str:
         return self.searcher.stored_fields(docnum)["id"]
@@ -165,13 +210,10 @@ class BoundView:
             out[facet] = [{"value": fa.values[i], "count": int(counts[i])} for i in order if counts[i] > 0]
         return out
 
-    def sort_by_date(self, matched: np.ndarray, newest: bool, stop: int) -> np.ndarray:
-        """The first `stop` matched documents by date (undated last), ties broken by document order."""
+    def top(self, matched: np.ndarray, key: np.ndarray, stop: int) -> np.ndarray:
+        """The first `stop` matched documents by ascending key, ties by document number, stable across pages."""
         if not matched.size:
             return matched
-        ts = self.view.published_ts[matched]
-        undated = ts == MISSING_INT64
-        key = np.where(undated, MISSING_INT64, -ts if newest else ts)  # ascending key; undated sort last
         if stop < matched.size:
             # Everything up to the stop-th key, ties at the boundary included, so pages never overlap.
             kth = np.partition(key, stop - 1)[stop - 1]
@@ -179,4 +221,11 @@ class BoundView:
             order = chosen[np.lexsort((matched[chosen], key[chosen]))][:stop]
         else:
             order = np.lexsort((matched, key))
-        return matched[order]
+        return order
+
+    def by_date(self, matched: np.ndarray, newest: bool, stop: int) -> np.ndarray:
+        """Positions in `matched` of the first `stop` documents by date, undated last."""
+        ts = self.view.published_ts[matched]
+        undated = ts == MISSING_INT64
+        key = np.where(undated, MISSING_INT64, -ts if newest else ts)
+        return self.top(matched, key, stop)

@@ -200,6 +200,9 @@ def _abandon(writer) -> None:
 
 
 def _writer(ix: Index, procs: int, memory_mb: int, lock_timeout_s: float):
+    # compound=False keeps each segment's files apart: readers then read them from disk (page cache),
+    # where a compound file is copied whole into every reader's memory by Whoosh.
     if procs > 1:
-        return ix.writer(procs=procs, multisegment=True, limitmb=max(32, memory_mb // procs), timeout=lock_timeout_s)
-    return ix.writer(limitmb=memory_mb, timeout=lock_timeout_s)
+        return ix.writer(procs=procs, multisegment=True, limitmb=max(32, memory_mb // procs), timeout=lock_timeout_s,
+                         compound=False)
+    return ix.writer(limitmb=memory_mb, timeout=lock_timeout_s, compound=False)

@@ -15,6 +15,9 @@ from .request import BadRequest, SearchRequest
 from .schema import FACETS
 
 PUBLIC_FIELDS = ("headline", "body", "caption", "credit", "source", "place", "byline", "dateline")
+# Words without a field search these; the others (source, place, byline, dateline) repeat what the
+# headline and body say, and each field searched costs a posting list per word.
+DEFAULT_FIELDS = ("headline", "body", "caption", "credit")
 FIELD_ALIASES = {
     "title": "headline", "hed": "headline", "text": "body", "captions": "caption", "photo": "caption",
     "photographer": "credit", "credits": "credit", "author": "byline", "by": "byline", "places": "place",
@@ -54,7 +57,7 @@ def _check_wildcards(text: str) -> None:
 
 
 def make_parser(schema) -> qparser.QueryParser:
-    parser = qparser.MultifieldParser(list(PUBLIC_FIELDS), schema, group=qparser.AndGroup)
+    parser = qparser.MultifieldParser(list(DEFAULT_FIELDS), schema, group=qparser.AndGroup)
     parser.remove_plugin_class(qparser.EveryPlugin)
     return parser
 
@@ -121,24 +124,24 @@ class ArchiveSearcher:
         user_q = parse_user_query(self.schema, request.q)
         filters = filter_query(request)
         if user_q is query.NullQuery:
-            matched = np.empty(0, dtype=np.int64)
+            matched, scores = np.empty(0, dtype=np.int64), np.empty(0)
+        elif user_q is None and filters is None:
+            matched = self.view.all_docs()
+            scores = np.zeros(matched.size)
         elif user_q is None:
-            matched = self.view.all_docs() if filters is None else self._docs(filters)
+            matched, scores = self.view.evaluate(filters)
         else:
-            matched = self._docs(user_q if filters is None else query.And([user_q, filters]))
+            matched, scores = self.view.evaluate(user_q if filters is None else query.Require(user_q, filters))
         total = int(matched.size)
         start = (request.page - 1) * request.per_page
         stop = start + request.per_page
         if start >= total:
-            ranked: list[tuple[int, float]] = []
+            order = np.empty(0, dtype=np.int64)
         elif user_q is None or request.sort != "relevance":
-            newest = request.sort != "oldest"
-            ranked = [(int(d), 0.0) for d in self.view.sort_by_date(matched, newest, stop)[start:stop]]
+            order = self.view.by_date(matched, request.sort != "oldest", stop)[start:stop]
         else:
-            scored = user_q if filters is None else query.Require(user_q, filters)
-            results = self.searcher.search(scored, limit=stop, terms=False)
-            ranked = [(hit.docnum, float(hit.score)) for hit in results[start:stop]]
-        page = [(self.view.doc_id(docnum), score) for docnum, score in ranked]
+            order = self.view.top(matched, -scores, stop)[start:stop]
+        page = [(self.view.doc_id(int(matched[i])), float(scores[i])) for i in order]
         facets = self.view.facet_counts(matched, request.facet_size)
         terms = _terms_by_field(user_q) if user_q not in (None, query.NullQuery) else {}
         suggestion = self.suggest(request.q, user_q) if request.q else None
@@ -151,9 +154,6 @@ class ArchiveSearcher:
             return []
         results = self.searcher.more_like(docnum, "body", text=text, top=limit, numterms=12)
         return [hit["id"] for hit in results]
-
-    def _docs(self, q: query.Query) -> np.ndarray:
-        return self.view.docs_for_query(q)
 
     def suggest(self, text: str, parsed: Optional[query.Query]) -> Optional[str]:
         """A corrected query string, or None when every word of the query looks intended.

@@ -1,0 +1,252 @@
+"""Speed on the Reuters corpus: ingestion against the raw Whoosh writer, search against SQLite FTS5.
+
+    python -m bench.speed [--articles 20000] [--queries 96] [--seconds 20]
+
+All figures of one table come from one run on one machine, so their ratios hold even when absolute
+times drift. Writes its table into BENCHMARKS.md (section `speed-<articles>`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from .common import (ROOT, Server, archive_env, headline_queries, machine, newsarchive, percentile, require_corpus,
+                     reuters_lines, today, update_benchmarks, write_feed)
+
+
+# -- ingestion ---------------------------------------------------------------------------------------
+
+def raw_whoosh_rate(records: list[dict], workdir: Path, procs: int = 2) -> tuple[float, float]:
+    """Articles/s of a plain Whoosh writer (title and body, standard analyzer) on the same texts."""
+    import whoosh.index
+    from whoosh.fields import ID, TEXT, Schema
+
+    path = workdir / "raw-index"
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    schema = Schema(id=ID(stored=True, unique=True), title=TEXT(stored=True), body=TEXT)
+    ix = whoosh.index.create_in(str(path), schema)
+    started = time.perf_counter()
+    writer = ix.writer(procs=procs, multisegment=True, limitmb=128)
+    for i, r in enumerate(records):
+        writer.add_document(id=str(i), title=r.get("title") or "", body=r.get("body") or "")
+    writer.commit()
+    seconds = time.perf_counter() - started
+    return len(records) / seconds, seconds
+
+
+def end_to_end_rate(feed: Path, home: Path) -> tuple[dict, float, int]:
+    """`newsarchive ingest` on a fresh archive, timed from process start to exit; and its peak RSS."""
+    shutil.rmtree(home, ignore_errors=True)
+    newsarchive(home, "db", "upgrade")
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "webapp.cli", "ingest", str(feed), "--json"],
+                               env=archive_env(home), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    peak = 0
+    watcher_stop = threading.Event()
+
+    def watch_memory():
+        nonlocal peak
+        from .common import tree_rss_bytes
+        while not watcher_stop.is_set():
+            peak = max(peak, tree_rss_bytes(process.pid))
+            time.sleep(0.2)
+
+    watcher = threading.Thread(target=watch_memory)
+    watcher.start()
+    out, err = process.communicate()
+    seconds = time.perf_counter() - started
+    watcher_stop.set()
+    watcher.join()
+    if process.returncode != 0:
+        raise RuntimeError(err.decode(errors="replace"))
+    return json.loads(out), seconds, peak
+
+
+# -- search ------------------------------------------------------------------------------------------
+
+def build_fts5(records: list[dict], path: Path) -> float:
+    """An FTS5 table of the same articles, with source and year columns for GROUP BY facets."""
+    if path.exists():
+        path.unlink()
+    db = sqlite3.connect(path)
+    db.executescript("""
+        PRAGMA journal_mode=WAL;
+        CREATE TABLE articles (id INTEGER PRIMARY KEY, title TEXT, body TEXT, source TEXT, year INTEGER);
+        CREATE VIRTUAL TABLE fts USING fts5(title, body, content='articles', content_rowid='id');
+    """)
+    started = time.perf_counter()
+    rows = []
+    for i, r in enumerate(records, start=1):
+        body = r.get("body") or ""
+        source = "Reuters" if "(Reuters)" in body[:200] else None
+        rows.append((i, r.get("title") or "", body, source, int((r.get("day") or "0000")[:4])))
+    db.executemany("INSERT INTO articles VALUES (?, ?, ?, ?, ?)", rows)
+    db.execute("INSERT INTO fts(fts) VALUES ('rebuild')")
+    db.commit()
+    db.close()
+    return time.perf_counter() - started
+
+
+FTS_HITS = """SELECT a.id, a.title, snippet(fts, 1, '<mark>', '</mark>', '…', 24), bm25(fts)
+              FROM fts JOIN articles a ON a.id = fts.rowid WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT 20"""
+FTS_TOTAL = "SELECT count(*) FROM fts WHERE fts MATCH ?"
+FTS_FACET = "SELECT a.{0}, count(*) FROM fts JOIN articles a ON a.id = fts.rowid WHERE fts MATCH ? GROUP BY a.{0}"
+
+
+def fts5_latencies(path: Path, queries: list[str], rounds: int) -> list[float]:
+    db = sqlite3.connect(path)
+    times = []
+    for q in queries:  # warm the page cache
+        db.execute(FTS_HITS, (q,)).fetchall()
+    for _ in range(rounds):
+        for q in queries:
+            started = time.perf_counter()
+            db.execute(FTS_HITS, (q,)).fetchall()
+            db.execute(FTS_TOTAL, (q,)).fetchone()
+            db.execute(FTS_FACET.format("source"), (q,)).fetchall()
+            db.execute(FTS_FACET.format("year"), (q,)).fetchall()
+            times.append(time.perf_counter() - started)
+    db.close()
+    return times
+
+
+def api_latencies(server: Server, queries: list[str], rounds: int) -> tuple[list[float], list[int]]:
+    client = server.client()
+    for q in queries:  # warm-up pass
+        client.get("/api/search", {"q": q})
+    times, totals = [], []
+    for _ in range(rounds):
+        for q in queries:
+            status, body, seconds = client.get("/api/search", {"q": q})
+            if status != 200:
+                raise RuntimeError(f"{q!r}: HTTP {status}: {body[:200]!r}")
+            times.append(seconds)
+            totals.append(json.loads(body)["total"])
+    return times, totals
+
+
+def concurrent(server: Server, queries: list[str], clients: int, seconds: float) -> tuple[float, float, int]:
+    latencies: list[float] = []
+    errors = 0
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def loop(offset: int) -> None:
+        nonlocal errors
+        client = server.client()
+        i = offset
+        while not stop.is_set():
+            status, _, s = client.get("/api/search", {"q": queries[i % len(queries)]})
+            with lock:
+                if status == 200:
+                    latencies.append(s)
+                else:
+                    errors += 1
+            i += 1
+
+    threads = [threading.Thread(target=loop, args=(n * 11,)) for n in range(clients)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    time.sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - started
+    return len(latencies) / elapsed, percentile([x * 1000 for x in latencies], 95), errors
+
+
+# -- the run -----------------------------------------------------------------------------------------
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--articles", type=int, default=20000)
+    parser.add_argument("--queries", type=int, default=96)
+    parser.add_argument("--rounds", type=int, default=3, help="passes over the query set for latency figures")
+    parser.add_argument("--seconds", type=float, default=20, help="length of the concurrency run")
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "speed"))
+    parser.add_argument("--skip-raw", action="store_true")
+    args = parser.parse_args()
+    require_corpus()
+    workdir = Path(args.out) / str(args.articles)
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
+
+    lines = list(reuters_lines(args.articles))
+    feed = workdir / "feed.jsonl.gz"
+    write_feed(feed, lines)
+    records = [json.loads(line) for line in lines]
+    raw_text_bytes = sum(len((r.get("title") or "").encode()) + len((r.get("body") or "").encode()) for r in records)
+    print(f"{len(records):,} Reuters articles, {raw_text_bytes / 1e6:.0f} MB of headline and body text", flush=True)
+
+    print("raw Whoosh writer ...", flush=True)
+    raw_rate, raw_seconds = raw_whoosh_rate(records, workdir)
+    print(f"  {raw_rate:.0f} articles/s ({raw_seconds:.1f} s)", flush=True)
+    print("newsarchive ingest ...", flush=True)
+    home = workdir / "archive"
+    summary, e2e_seconds, ingest_peak = end_to_end_rate(feed, home)
+    e2e_rate = summary["ingested"] / e2e_seconds
+    print(f"  {e2e_rate:.0f} articles/s ({e2e_seconds:.1f} s): {summary['ingested']:,} ingested, "
+          f"{summary['duplicates']:,} duplicates, {summary['failed']:,} bad lines", flush=True)
+    stats = json.loads(newsarchive(home, "stats", "--json").stdout)
+
+    print("SQLite FTS5 ...", flush=True)
+    fts_path = workdir / "fts5.sqlite"
+    fts_build = build_fts5(records, fts_path)
+    queries = headline_queries(args.queries)
+    fts = fts5_latencies(fts_path, queries, args.rounds)
+
+    print("/api/search ...", flush=True)
+    server = Server(home, threads=args.clients)
+    try:
+        api, totals = api_latencies(server, queries, args.rounds)
+        rps, p95_conc, errors = concurrent(server, queries, args.clients, args.seconds)
+        server_rss = server.rss_bytes()
+    finally:
+        server.stop()
+
+    ms = lambda values: [v * 1000 for v in values]  # noqa: E731
+    api_ms, fts_ms = ms(api), ms(fts)
+    ratio_ingest = e2e_rate / raw_rate
+    ratio_p95 = percentile(api_ms, 95) / percentile(fts_ms, 95)
+    index_bytes = stats["index_bytes"]
+    rows = [
+        ("end-to-end `newsarchive ingest`", f"{e2e_rate:.0f} articles/s ({summary['ingested']:,} articles in {e2e_seconds:.1f} s, process start to exit)"),
+        ("raw Whoosh writer (plain schema, procs=2, multisegment)", f"{raw_rate:.0f} articles/s ({raw_seconds:.1f} s)"),
+        ("**ingest ratio** (target >= 0.75)", f"**{ratio_ingest:.2f}**"),
+        ("`/api/search` p50 / p95 / p99 (HTTP keep-alive, 4 facets)", f"{percentile(api_ms, 50):.1f} / {percentile(api_ms, 95):.1f} / {percentile(api_ms, 99):.1f} ms"),
+        ("SQLite FTS5 p50 / p95 / p99 (in-process, bm25, snippet, count, 2 GROUP BY facets)", f"{percentile(fts_ms, 50):.1f} / {percentile(fts_ms, 95):.1f} / {percentile(fts_ms, 99):.1f} ms"),
+        ("**p95 ratio** /api/search : FTS5 (target <= 1.0)", f"**{ratio_p95:.2f}**"),
+        (f"{args.clients} concurrent clients", f"{rps:.0f} requests/s, p95 {p95_conc:.1f} ms, {errors} errors"),
+        ("ingester peak RSS (with its worker processes)", f"{ingest_peak / 1e6:.0f} MB"),
+        ("server peak RSS", f"{server_rss / 1e6:.0f} MB"),
+        ("index size : raw text", f"{index_bytes / 1e6:.0f} MB : {raw_text_bytes / 1e6:.0f} MB = {index_bytes / raw_text_bytes:.2f}"),
+        ("queries", f"{len(queries)} one- and two-word headline queries x {args.rounds} rounds after a warm-up pass; median hits {sorted(totals)[len(totals) // 2]:,}"),
+    ]
+    table = "\n".join(f"| {k} | {v} |" for k, v in rows)
+    update_benchmarks(f"speed-{args.articles}", f"""## Speed at {args.articles:,} articles
+
+`python -m bench.speed --articles {args.articles}` (run by `make bench`), {today()}, {machine()}. SQLite store.
+
+| measure | value |
+| --- | --- |
+{table}
+""")
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""The one-pass analyzer yields exactly what Whoosh's own analyzer chains yield."""
+
+import pytest
+from whoosh.analysis import StandardAnalyzer, StemmingAnalyzer
+
+from search.analysis import NewsAnalyzer
+
+TEXTS = [
+    "The Islamic State group has acknowledged for the first time that its fighters have been defeated.",
+    "U.S.-led coalition strikes; Kobani's 35,000 refugees — in Suruç, Turkey (AP Photo/Emrah Gurel) kob* te?t",
+    "A an the of to be: X Y Z 1 22 333 a.b.c e.g. don't won't 3.5% $20 bn £600m",
+    "Müller told Reuters: «Ça va» — 東京 Ελλάδα Привет мир",
+    "",
+]
+
+
+def tokens(analyzer, text, **kwargs):
+    return [(t.text, getattr(t, "pos", None), getattr(t, "startchar", None), getattr(t, "endchar", None),
+             t.stopped, t.boost) for t in analyzer(text, **kwargs)]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize("kwargs", [{}, {"positions": True}, {"positions": True, "chars": True},
+                                    {"removestops": False, "positions": True, "mode": "query"},
+                                    {"no_morph": True, "positions": True}])
+def test_same_tokens_as_whoosh(text, kwargs):
+    assert tokens(NewsAnalyzer(), text, **kwargs) == tokens(StemmingAnalyzer(), text, **kwargs)
+    plain = NewsAnalyzer(stoplist=None, stemming=False)
+    assert tokens(plain, text, **kwargs) == tokens(StandardAnalyzer(stoplist=None), text, **kwargs)
+
+
+def test_it_pickles_with_the_schema():
+    import pickle
+
+    analyzer = pickle.loads(pickle.dumps(NewsAnalyzer()))
+    assert [t.text for t in analyzer("refugees fled")] == [t.text for t in StemmingAnalyzer()("refugees fled")]
+    assert analyzer == NewsAnalyzer() and analyzer.has_morph()
