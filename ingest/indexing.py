@@ -13,6 +13,7 @@ from search.index import ArchiveIndex
 from search.schema import FACET_SEPARATOR
 
 from .models import Article, Caption, Place, Source, article_places
+from .store import StoredArticle
 
 _EPOCH = dt.datetime(1970, 1, 1)
 SYNC_BATCH = 5000
@@ -21,7 +22,7 @@ PARALLEL_MIN_DOCS = 2000
 
 
 def article_docs(session: Session, ids: list[int]) -> list[dict]:
-    """The Whoosh documents for these article ids, in id order."""
+    """The Whoosh documents for these article ids, read from SQL, in id order."""
     if not ids:
         return []
     captions: dict[int, list] = defaultdict(list)
@@ -29,11 +30,11 @@ def article_docs(session: Session, ids: list[int]) -> list[dict]:
         select(Caption.article_id, Caption.text, Caption.credit, Caption.photographer, Caption.agency)
         .where(Caption.article_id.in_(ids)).order_by(Caption.article_id, Caption.position)
     ):
-        captions[row.article_id].append(row)
+        captions[row.article_id].append((row.text, row.credit, row.photographer, row.agency))
     places: dict[int, list[str]] = defaultdict(list)
     for article_id, name in session.execute(
         select(article_places.c.article_id, Place.name).join(Place, Place.id == article_places.c.place_id)
-        .where(article_places.c.article_id.in_(ids))
+        .where(article_places.c.article_id.in_(ids)).order_by(article_places.c.article_id, Place.id)
     ):
         places[article_id].append(name)
     docs = []
@@ -42,43 +43,52 @@ def article_docs(session: Session, ids: list[int]) -> list[dict]:
                Article.published_day, Article.published_utc, Source.name.label("source"))
         .outerjoin(Source, Source.id == Article.source_id).where(Article.id.in_(ids)).order_by(Article.id)
     ):
-        docs.append(make_doc(row, captions.get(row.id, []), places.get(row.id, [])))
+        docs.append(make_doc(row.id, row.headline, row.body, row.byline, row.dateline, row.published_day,
+                             row.published_utc, row.source, captions.get(row.id, []), places.get(row.id, [])))
     return docs
 
 
-def credit_values(caption) -> list[str]:
+def stored_doc(stored: StoredArticle) -> dict:
+    """The Whoosh document of an article just written, from what was written (no SQL read back)."""
+    row = stored.row
+    return make_doc(stored.id, row["headline"], row["body"], row["byline"], row["dateline"], row["published_day"],
+                    row["published_utc"], stored.source, stored.captions, stored.places)
+
+
+def credit_value(photographer: Optional[str], agency: Optional[str], credit: Optional[str]) -> Optional[str]:
     """What a caption adds to the credit facet: the photographer, else the agency, else the credit text."""
-    value = caption.photographer or caption.agency or caption.credit
-    return [value] if value else []
+    return photographer or agency or credit or None
 
 
-def make_doc(row, captions: list, places: list[str]) -> dict:
-    doc = {"id": str(row.id), "headline": row.headline or "", "body": row.body or ""}
+def make_doc(article_id: int, headline: str, body: str, byline: Optional[str], dateline: Optional[str],
+             day: Optional[dt.date], utc: Optional[dt.datetime], source: Optional[str],
+             captions: list[tuple], places: list[str]) -> dict:
+    """One article as a Whoosh document; `captions` are (text, credit, photographer, agency)."""
+    doc = {"id": str(article_id), "headline": headline or "", "body": body or ""}
     if captions:
-        doc["caption"] = "\n".join(c.text for c in captions)
-        credits = [c.credit for c in captions if c.credit]
-        names = [c.photographer for c in captions if c.photographer]
+        doc["caption"] = "\n".join(text for text, _, _, _ in captions)
+        credits = [credit for _, credit, _, _ in captions if credit]
+        names = [photographer for _, _, photographer, _ in captions if photographer]
         if credits or names:
             doc["credit"] = "\n".join(dict.fromkeys(credits + names))
-        facet = list(dict.fromkeys(v for c in captions for v in credit_values(c)))
+        facet = list(dict.fromkeys(v for _, c, p, a in captions if (v := credit_value(p, a, c))))
         if facet:
             doc["credit_facet"] = FACET_SEPARATOR.join(facet)
-    if row.source:
-        doc["source"] = row.source
-        doc["source_facet"] = row.source
+    if source:
+        doc["source"] = source
+        doc["source_facet"] = source
     if places:
         doc["place"] = "\n".join(places)
         doc["place_facet"] = FACET_SEPARATOR.join(places)
-    if row.byline:
-        doc["byline"] = row.byline
-    if row.dateline:
-        doc["dateline"] = row.dateline
-    if row.published_day is not None:
-        day = row.published_day
+    if byline:
+        doc["byline"] = byline
+    if dateline:
+        doc["dateline"] = dateline
+    if day is not None:
         doc["day"] = day.year * 10000 + day.month * 100 + day.day
         doc["year_facet"] = str(day.year)
-    if row.published_utc is not None:
-        doc["published_ts"] = int((row.published_utc - _EPOCH).total_seconds())
+    if utc is not None:
+        doc["published_ts"] = int((utc - _EPOCH).total_seconds())
     return doc
 
 
@@ -95,8 +105,7 @@ def sync_pending(sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1,
         if not index.usable():
             # No index, or one that cannot be read: start a fresh one and feed it every article.
             index.reset()
-            with sessions.begin() as session:
-                session.execute(update(Article).where(Article.indexed.is_(True)).values(indexed=False))
+            _mark_all_pending(sessions)
         while True:
             with sessions() as session:
                 ids = list(session.scalars(
@@ -108,6 +117,114 @@ def sync_pending(sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1,
             with sessions.begin() as session:
                 session.execute(update(Article).where(Article.id.in_(ids)).values(indexed=True))
             total += len(ids)
+
+
+class IndexFeeder:
+    """Writes articles to the index while their file is being stored, and commits the index after SQL.
+
+    Documents are added to one open Whoosh writer as soon as their rows are inserted (so parsing, SQL
+    and indexing overlap), but the writer commits only after the SQL transactions of those rows have
+    committed; then the rows are marked indexed. If a file's transaction fails after its documents were
+    added, the whole uncommitted writer is dropped: the rows of earlier files stay marked not indexed,
+    and `sync_pending` writes them. A crash anywhere leaves rows to redo, never documents without rows.
+    The index's sync lock is held from the first document to the commit, so `reindex` cannot swap the
+    index underneath.
+    """
+
+    def __init__(self, sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1, memory_mb: int = 256,
+                 commit_docs: int = 20_000) -> None:
+        self.sessions = sessions
+        self.index = index
+        self.procs = procs
+        self.memory_mb = memory_mb
+        self.commit_docs = commit_docs
+        self._writer = None
+        self._lock = None
+        self._file_docs = 0
+        self._committed_files: list[int] = []
+        self._docs = 0
+        self._rebuild_all = False
+
+    def add(self, stored: list[StoredArticle], *, parallel: bool) -> None:
+        if not stored:
+            return
+        if self._writer is None:
+            self._open(parallel)
+        for item in stored:
+            self._writer.add_document(**stored_doc(item))
+        self._file_docs += len(stored)
+
+    def file_committed(self, ingest_file_id: int) -> None:
+        """The file's rows are committed: its documents may now be committed with the index."""
+        if self._file_docs:
+            self._committed_files.append(ingest_file_id)
+            self._docs += self._file_docs
+            self._file_docs = 0
+        if self._docs >= self.commit_docs:
+            self.commit()
+
+    def file_failed(self) -> None:
+        """The file's transaction rolled back: drop every uncommitted document (their rows stay pending)."""
+        if self._file_docs:
+            self._close(commit=False)
+
+    def commit(self) -> int:
+        """Commit the index and mark the committed files' rows indexed; returns how many documents."""
+        docs = self._docs
+        self._close(commit=True)
+        return docs
+
+    def _open(self, parallel: bool) -> None:
+        from search.index import open_writer
+
+        lock = self.index.lock()
+        lock.__enter__()
+        try:
+            if not self.index.usable():
+                # Called inside a file's transaction, so the rows are marked pending at commit time.
+                self.index.reset()
+                self._rebuild_all = True
+            self._writer = open_writer(self.index.open(), self.procs if parallel else 1, self.memory_mb)
+        except BaseException:
+            lock.__exit__(None, None, None)
+            raise
+        self._lock = lock
+
+    def _close(self, commit: bool) -> None:
+        from search.index import abandon_writer
+
+        if self._writer is None:
+            return
+        writer, self._writer = self._writer, None
+        files, self._committed_files = self._committed_files, []
+        self._docs = self._file_docs = 0
+        try:
+            if commit and files:
+                try:
+                    writer.commit()
+                except BaseException:
+                    abandon_writer(writer)
+                    raise
+                with self.sessions.begin() as session:
+                    if self._rebuild_all:  # a fresh index: every other article still has to be written
+                        session.execute(update(Article).where(Article.indexed.is_(True)).values(indexed=False))
+                    for start in range(0, len(files), 500):
+                        session.execute(update(Article).where(Article.ingest_file_id.in_(files[start:start + 500]),
+                                                              Article.indexed.is_(False)).values(indexed=True))
+                self._rebuild_all = False
+            else:
+                abandon_writer(writer)
+                if self._rebuild_all:
+                    _mark_all_pending(self.sessions)
+                    self._rebuild_all = False
+        finally:
+            lock, self._lock = self._lock, None
+            lock.__exit__(None, None, None)
+
+
+def _mark_all_pending(sessions: sessionmaker) -> None:
+    with sessions.begin() as session:
+        session.execute(update(Article).where(Article.indexed.is_(True)).values(indexed=False))
 
 
 def iter_all_docs(sessions: sessionmaker, chunk: int = 2000, upto: Optional[list[int]] = None) -> Iterator[dict]:

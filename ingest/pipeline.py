@@ -53,6 +53,8 @@ log = logging.getLogger(__name__)
 
 # Files with at least this many units are parsed in worker processes.
 PARALLEL_MIN_UNITS = 64
+# Runs of at least this many files feed the index with several writer processes.
+MANY_FILES = 200
 CHUNK_UNITS = 64
 
 
@@ -115,6 +117,7 @@ class Ingester:
             workers = settings.ingest_workers or os.cpu_count() or 1
         self.workers = workers
         self._pool: Optional[cf.ProcessPoolExecutor] = None
+        self._lock_depth = 0
 
     def close(self) -> None:
         if self._pool is not None:
@@ -137,24 +140,33 @@ class Ingester:
         return self.ingest_files(found, progress=progress, sync_index=sync_index)
 
     def ingest_files(self, files: list[InputFile], *, progress: bool = False, sync_index: bool = True) -> RunSummary:
+        """Ingest these files one by one, feeding the index as they are stored; then sync what is left."""
         summary = RunSummary()
         bar = _progress_bar(len(files)) if progress else None
-        pending = 0
-        for input_file in files:
-            result = self.ingest_file(input_file)
-            summary.add(result)
-            pending += result.articles
+        feeder = self.feeder() if sync_index else None
+        many = len(files) >= MANY_FILES
+        with self._ingest_lock():
+            try:
+                for input_file in files:
+                    result = self.ingest_file(input_file, feeder=feeder, many_files=many)
+                    summary.add(result)
+                    if bar is not None:
+                        bar.update(1)
+                        bar.set_postfix(ingested=summary.ingested, duplicates=summary.duplicates, failed=summary.failed,
+                                        refresh=False)
+            finally:
+                if feeder is not None:
+                    feeder.commit()
             if bar is not None:
-                bar.update(1)
-                bar.set_postfix(ingested=summary.ingested, duplicates=summary.duplicates, failed=summary.failed, refresh=False)
-            if sync_index and pending >= indexing.SYNC_BATCH:
+                bar.close()
+            if sync_index:
                 self.sync_index()
-                pending = 0
-        if bar is not None:
-            bar.close()
-        if sync_index:
-            self.sync_index()
         return summary
+
+    def feeder(self) -> indexing.IndexFeeder:
+        """An index feeder for one run (commit it at the end)."""
+        return indexing.IndexFeeder(self.sessions, self.index, procs=self.settings.index_procs,
+                                    memory_mb=self.settings.index_memory_mb)
 
     def sync_index(self) -> int:
         return indexing.sync_pending(self.sessions, self.index, procs=self.settings.index_procs,
@@ -162,8 +174,13 @@ class Ingester:
 
     # -- one file ------------------------------------------------------------------------------------
 
-    def ingest_file(self, f: InputFile) -> FileResult:
-        """Ingest one file; every outcome is recorded in the ingest log and never raises for bad input."""
+    def ingest_file(self, f: InputFile, *, feeder: Optional[indexing.IndexFeeder] = None,
+                    many_files: bool = False) -> FileResult:
+        """Ingest one file; every outcome is recorded in the ingest log and never raises for bad input.
+
+        With a `feeder`, the file's articles go to the index as they are stored; without one they wait,
+        marked not indexed, for `sync_index`.
+        """
         shown = display_path(f.path)
         with self._ingest_lock():
             if f.refusal:
@@ -182,7 +199,7 @@ class Ingester:
             if known is not None:
                 return self._record_duplicate_file(f, shown, sha, len(data), known)
             try:
-                return self._ingest_bytes(f, shown, sha, data)
+                return self._ingest_bytes(f, shown, sha, data, feeder, many_files)
             except InputError as exc:
                 return self._quarantine(f, shown, str(exc), sha=sha, size=len(data))
             except Exception as exc:  # a bug must cost one file, not the run
@@ -190,10 +207,12 @@ class Ingester:
                 self.store.forget_cache()
                 return self._quarantine(f, shown, f"internal error: {type(exc).__name__}: {exc}", sha=sha, size=len(data))
 
-    def _ingest_bytes(self, f: InputFile, shown: str, sha: str, data: bytes) -> FileResult:
+    def _ingest_bytes(self, f: InputFile, shown: str, sha: str, data: bytes,
+                      feeder: Optional[indexing.IndexFeeder], many_files: bool) -> FileResult:
         stream, _ = open_unpacked(data, self.limits)
         fmt = sniff(stream, f.path.name)
         units = iter_units(stream, fmt, self.limits)
+        parallel_index = many_files or fmt in ("jsonl", "json")
         destination = free_destination(self.settings.archive_dir, f.relative) if f.in_inbox else None
         result = FileResult(path=shown, status="ingested", format=fmt)
         seen: set[str] = set()
@@ -211,10 +230,10 @@ class Ingester:
                         continue
                     batch.append(item)
                     if len(batch) >= self.settings.ingest_batch_articles:
-                        self._store_batch(session, batch, original, row.id, seen, result)
+                        self._store_batch(session, batch, original, row.id, seen, result, feeder, parallel_index)
                         batch = []
                 if batch:
-                    self._store_batch(session, batch, original, row.id, seen, result)
+                    self._store_batch(session, batch, original, row.id, seen, result, feeder, parallel_index)
                 if result.articles == 0 and result.duplicates == 0:
                     # Nothing usable: the whole file is quarantined, with every record's reason.
                     raise InputError(_no_article_reason(result.errors))
@@ -226,18 +245,26 @@ class Ingester:
                 row.reason = f"{len(result.errors)} bad record(s) skipped" if result.errors else None
                 row.finished_at = utcnow()
                 result.stored_path = row.stored_path
+                file_id = row.id
         except BaseException:
             self.store.forget_cache()
+            if feeder is not None:
+                feeder.file_failed()
             raise
+        if feeder is not None:
+            feeder.file_committed(file_id)
         if destination is not None:
             self._move(f.path, destination)
         return result
 
-    def _store_batch(self, session: Session, batch: list[ArticleData], original: str, file_id: int,
-                     seen: set[str], result: FileResult) -> None:
-        ids, duplicates = self.store.store(session, batch, original_file=original, ingest_file_id=file_id, seen_hashes=seen)
-        result.articles += len(ids)
+    def _store_batch(self, session: Session, batch: list[ArticleData], original: str, file_id: int, seen: set[str],
+                     result: FileResult, feeder: Optional[indexing.IndexFeeder], parallel_index: bool) -> None:
+        stored, duplicates = self.store.store(session, batch, original_file=original, ingest_file_id=file_id,
+                                              seen_hashes=seen)
+        result.articles += len(stored)
         result.duplicates += duplicates
+        if feeder is not None:
+            feeder.add(stored, parallel=parallel_index)
 
     def _parse(self, units: Iterator[Unit | RecordError]) -> Iterator[ArticleData | RecordError]:
         """Parse units in order; past PARALLEL_MIN_UNITS, in worker processes with a bounded window in flight."""
@@ -335,12 +362,24 @@ class Ingester:
 
     @contextmanager
     def _ingest_lock(self) -> Iterator[None]:
-        """One ingester at a time per archive home, so dedup checks and file moves never race."""
-        with open(self.settings.home / ".ingest.lock", "a+b") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
+        """One ingester at a time per archive home, so dedup checks, file moves and the index feed never race.
+
+        Re-entrant within this ingester; taken before the index's sync lock, never after it.
+        """
+        if self._lock_depth:
+            self._lock_depth += 1
             try:
                 yield
             finally:
+                self._lock_depth -= 1
+            return
+        with open(self.settings.home / ".ingest.lock", "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            self._lock_depth = 1
+            try:
+                yield
+            finally:
+                self._lock_depth = 0
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
 
@@ -407,12 +446,17 @@ def watch(ingester: Ingester, *, stop=None, on_result=None) -> None:
         ready = [f for f in _unique(discover([settings.inbox], settings.inbox))
                  if f.path.is_symlink() or settled(f.path, seen, settings.settle_ms * 1_000_000, now)]
         if ready:
-            for f in ready:
-                result = ingester.ingest_file(f)
-                seen.pop(f.path, None)
-                if on_result is not None:
-                    on_result(result)
-            ingester.sync_index()
+            feeder = ingester.feeder()
+            with ingester._ingest_lock():
+                try:
+                    for f in ready:
+                        result = ingester.ingest_file(f, feeder=feeder)
+                        seen.pop(f.path, None)
+                        if on_result is not None:
+                            on_result(result)
+                finally:
+                    feeder.commit()
+                ingester.sync_index()
         if stop is not None:
             if stop.wait(interval):
                 break

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Optional
 
 from sqlalchemy import insert, select
@@ -12,6 +13,17 @@ from .normalise import safe_text
 from .records import ArticleData
 
 MAX_HEADLINE_CHARS = 2000
+
+
+@dataclass
+class StoredArticle:
+    """What was written for one article, as the index needs it."""
+
+    id: int
+    row: dict
+    source: Optional[str]
+    captions: list[tuple]  # (text, credit, photographer, agency)
+    places: list[str]
 
 
 class ArticleStore:
@@ -27,8 +39,8 @@ class ArticleStore:
         self._places.clear()
 
     def store(self, session: Session, articles: list[ArticleData], *, original_file: str,
-              ingest_file_id: Optional[int], seen_hashes: set[str]) -> tuple[list[int], int]:
-        """Insert the articles not stored before; return (new ids, duplicates). `seen_hashes` spans one file."""
+              ingest_file_id: Optional[int], seen_hashes: set[str]) -> tuple[list[StoredArticle], int]:
+        """Insert the articles not stored before; return (what was stored, duplicates). `seen_hashes` spans one file."""
         fresh: list[tuple[str, ArticleData]] = []
         duplicates = 0
         hashes = [a.content_sha256 for a in articles]
@@ -48,8 +60,11 @@ class ArticleStore:
 
         now = utcnow()
         rows = []
+        sources = []
         for digest, a in fresh:
             published, day, utc = a.published_fields()
+            source = safe_text(a.source[:200]) if a.source else None
+            sources.append(source)
             rows.append({
                 "headline": safe_text(a.headline[:MAX_HEADLINE_CHARS]),
                 "body": safe_text(a.body),
@@ -57,7 +72,7 @@ class ArticleStore:
                 "published_day": day,
                 "published_utc": utc,
                 "date_inferred": a.date_inferred,
-                "source_id": self._source_id(session, safe_text(a.source)) if a.source else None,
+                "source_id": self._source_id(session, source) if source else None,
                 "byline": safe_text(a.byline),
                 "dateline": safe_text(a.dateline[:200]) if a.dateline else None,
                 "url": safe_text(a.url),
@@ -72,23 +87,30 @@ class ArticleStore:
         ids = list(session.scalars(insert(Article).returning(Article.id, sort_by_parameter_order=True), rows))
         caption_rows = []
         place_rows = []
-        for article_id, (_, a) in zip(ids, fresh):
+        stored = []
+        for article_id, row, source, (_, a) in zip(ids, rows, sources, fresh):
+            captions = []
             for position, c in enumerate(a.captions):
-                caption_rows.append({"article_id": article_id, "position": position, "text": safe_text(c.text),
-                                     "credit": safe_text(c.credit),
-                                     "photographer": safe_text(c.photographer[:200]) if c.photographer else None,
-                                     "agency": safe_text(c.agency[:100]) if c.agency else None})
-            place_ids = dict.fromkeys(self._place_id(session, safe_text(p.name), p.kind[:20], p.country_code)
-                                      for p in a.places if p.name)
-            place_rows.extend({"article_id": article_id, "place_id": pid} for pid in place_ids)
+                caption = {"article_id": article_id, "position": position, "text": safe_text(c.text),
+                           "credit": safe_text(c.credit),
+                           "photographer": safe_text(c.photographer[:200]) if c.photographer else None,
+                           "agency": safe_text(c.agency[:100]) if c.agency else None}
+                caption_rows.append(caption)
+                captions.append((caption["text"], caption["credit"], caption["photographer"], caption["agency"]))
+            names = list(dict.fromkeys(safe_text(p.name[:200]) for p in a.places if p.name))
+            places = {p.name: p for p in a.places}
+            for name in names:
+                place = places.get(name)
+                pid = self._place_id(session, name, (place.kind if place else "place")[:20], place.country_code if place else None)
+                place_rows.append({"article_id": article_id, "place_id": pid})
+            stored.append(StoredArticle(article_id, row, source, captions, names))
         if caption_rows:
             session.execute(insert(Caption), caption_rows)
         if place_rows:
             session.execute(insert(article_places), place_rows)
-        return ids, duplicates
+        return stored, duplicates
 
     def _source_id(self, session: Session, name: str) -> int:
-        name = name[:200]
         cached = self._sources.get(name)
         if cached is not None:
             return cached
@@ -99,7 +121,6 @@ class ArticleStore:
         return found
 
     def _place_id(self, session: Session, name: str, kind: str, country_code: Optional[str]) -> int:
-        name = name[:200]
         cached = self._places.get(name)
         if cached is not None:
             return cached

@@ -185,6 +185,15 @@ class ArchiveIndex:
                 yield fields["id"]
 
 
+def open_writer(ix: Index, procs: int = 1, memory_mb: int = 256, lock_timeout_s: float = 120.0):
+    """A Whoosh writer on `ix` (several processes when procs > 1), for callers that feed it themselves."""
+    return _writer(ix, procs, memory_mb, lock_timeout_s)
+
+
+def abandon_writer(writer) -> None:
+    _abandon(writer)
+
+
 def _abandon(writer) -> None:
     """Give up a writer after an error, releasing Whoosh's write lock even when cancel() itself fails."""
     try:

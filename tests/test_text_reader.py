@@ -102,3 +102,11 @@ def test_binary_bytes_are_refused(data):
 ])
 def test_format_is_chosen_by_content_not_extension(data, expected):
     assert detect_format(data, "misleading.txt") == expected
+
+
+def test_a_multibyte_character_cut_by_the_sniffing_sample_is_not_an_encoding_error():
+    # 8 KiB of ASCII then Korean text: the first 64 KiB (or the 8 KiB of a buffer) may end mid-character.
+    for pad in range(3):
+        text = "Headline\n\n" + "x" * (8192 - 10 + pad) + " " + "한국어 기사 본문입니다. " * 5000
+        [article] = read_bytes(text.encode("utf-8"), "page.txt")
+        assert "한국어" in article.body

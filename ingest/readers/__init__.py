@@ -7,6 +7,7 @@ a pure function of its input, so units can be parsed in worker processes.
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
 import re
@@ -86,7 +87,7 @@ def open_unpacked(data: bytes, limits: Limits) -> tuple[io.BufferedReader, bool]
     """A stream of the file's content, gunzipped on the fly when the bytes are gzip (`.gz` or not)."""
     if data.startswith(GZIP_MAGIC):
         return io.BufferedReader(_Unpacked(data, limits.max_unpacked_bytes), buffer_size=1 << 16), True
-    return io.BufferedReader(io.BytesIO(data)), False
+    return io.BufferedReader(io.BytesIO(data), buffer_size=1 << 16), False
 
 
 def detect_format(data: bytes, name: str = "") -> str:
@@ -95,7 +96,7 @@ def detect_format(data: bytes, name: str = "") -> str:
         raise InputError("zip archives are not supported yet; unpack the articles into the inbox")
     if data.startswith(b"%PDF"):
         raise InputError("PDF files are not supported; save the article as text, HTML or JSON")
-    head, _ = decode_bytes(data[:65536]) if data[:65536].strip() else ("", "")
+    head = _decode_head(data[:65536])
     stripped = head.lstrip("\ufeff \t\r\n")
     if stripped.startswith(("{", "[")):
         first_line, _, rest = stripped.partition("\n")
@@ -113,6 +114,16 @@ def detect_format(data: bytes, name: str = "") -> str:
         if re.search(r"<(?:!doctype html|html|head|body|article|main|p|div|meta|title|h1|section|span|br|figure)\b", lowered):
             return "html"
     return "text"
+
+
+def _decode_head(sample: bytes) -> str:
+    """The text of a file's first bytes, for sniffing; a character cut at the end of the sample is dropped."""
+    if not sample.strip():
+        return ""
+    try:
+        return codecs.getincrementaldecoder("utf-8")().decode(sample, final=False)
+    except UnicodeDecodeError:
+        return decode_bytes(sample)[0]
 
 
 def iter_units(stream: io.BufferedReader, fmt: str, limits: Limits) -> Iterator[Unit | RecordError]:
