@@ -1,0 +1,117 @@
+"""The main text of an HTML page: boilerplate blocks dropped by structure, the rest handed to trafilatura.
+
+trafilatura (a maintained extractor that also carries readability and jusText fallbacks) finds the main
+text; before it runs, the reader has taken the captions out (htmlcaptions) and drops the blocks any news
+page marks as not being the story: navigation, asides, footers, share and follow widgets, related-story
+lists, newsletter and subscription boxes, comments.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from bs4 import BeautifulSoup, Comment, Tag
+
+from ..normalise import collapse, split_paragraphs
+from .htmlnames import FURNITURE_TAGS, first_descendant, is_furniture, removed, tags_in, word_count_upto
+
+# trafilatura logs a warning for every page it finds too little in; the reader says so itself (InputError).
+logging.getLogger("trafilatura").setLevel(logging.ERROR)
+
+# Elements that never hold article text.
+DROP_TAGS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed", "select",
+             "button", "input", "textarea", "dialog", "map")
+# A block named like furniture is dropped only when it is smaller than this (a whole-page wrapper named
+# "has-sidebar" or "comments-open" is not furniture).
+MAX_FURNITURE_WORDS = 400
+
+
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+
+
+def prune(soup: BeautifulSoup) -> None:
+    """Drop scripts, HTML comments, hidden elements, page landmarks (nav, aside, footer, navigation roles)
+    and furniture-named blocks (share, related, newsletter, comments...) in place, in one walk."""
+    comments = [node for node in soup.descendants if isinstance(node, Comment)]
+    for node in comments:
+        node.extract()
+    for tag in tags_in(soup):
+        if removed(tag) or tag.name in ("html", "body", "[document]"):
+            continue
+        if tag.name in DROP_TAGS or tag.has_attr("hidden") or _HIDDEN_STYLE.search(tag.get("style") or ""):
+            tag.decompose()
+        elif is_furniture(tag) and not _holds_article(tag) and (
+                tag.name in FURNITURE_TAGS or word_count_upto(tag, MAX_FURNITURE_WORDS) <= MAX_FURNITURE_WORDS):
+            tag.decompose()
+
+
+def _holds_article(tag: Tag) -> bool:
+    return first_descendant(tag, _STORY_TAGS) is not None
+
+
+_STORY_TAGS = frozenset({"article", "main", "h1"})
+
+
+def main_text(html: str, *, favor_precision: bool = True) -> list[str]:
+    """The page's main text as paragraphs, by trafilatura (comments left out), or [] when it finds none."""
+    import trafilatura
+
+    doc = trafilatura.bare_extraction(html, include_comments=False, favor_precision=favor_precision,
+                                      include_tables=True, output_format="python")
+    if doc is None or getattr(doc, "body", None) is None:
+        return []
+    return _paragraphs_of(doc.body)
+
+
+def _paragraphs_of(body) -> list[str]:
+    out: list[str] = []
+    for element in body:
+        tag = element.tag if isinstance(element.tag, str) else ""
+        if tag == "list":
+            for item in element.iter("item"):
+                text = collapse("".join(item.itertext()))
+                if text:
+                    out.append(text)
+        elif tag == "table":
+            for row in element.iter("row"):
+                cells = [collapse("".join(cell.itertext())) for cell in row]
+                text = " | ".join(c for c in cells if c)
+                if text:
+                    out.append(text)
+        else:
+            text = collapse("".join(element.itertext()))
+            if text:
+                out.append(text)
+    return out
+
+
+def text_of_article_body(value: str) -> list[str]:
+    """A JSON-LD articleBody as paragraphs: HTML in it is read as HTML, plain text by its blank lines."""
+    if re.search(r"<(?:p|br|div|body|span|a|em|strong)\b[^>]*>", value, re.I):
+        soup = BeautifulSoup(value, "lxml")
+        for tag in soup.find_all(DROP_TAGS):
+            tag.decompose()
+        blocks = soup.find_all(["p", "h2", "h3", "h4", "li", "blockquote"])
+        if blocks:
+            return [t for t in (collapse(b.get_text(" ")) for b in blocks if b.find(["p", "li"]) is None) if t]
+        value = soup.get_text("\n")
+    import html as _html
+
+    return split_paragraphs(_html.unescape(value))
+
+
+# Scripts written without spaces between words: each character counts as a word.
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def word_count(text: str) -> int:
+    """Words of a text; in Chinese, Japanese, Korean and Thai every character counts as one."""
+    unspaced = len(_UNSPACED.findall(text))
+    if not unspaced:
+        return len(text.split())
+    return len(_UNSPACED.sub(" ", text).split()) + unspaced
+
+
+def words(paragraphs: list[str]) -> int:
+    return sum(word_count(p) for p in paragraphs)
