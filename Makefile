@@ -30,5 +30,10 @@ test: $(VENV)/.test-installed
 test-fast: $(VENV)/.test-installed
 	$(BIN)/python -m pytest -q -m "not corpus and not browser"
 
+# Body extraction scored on ../shared/corpus/article-extraction-benchmark through the ingest path, with
+# plain trafilatura scored in the same run (bench/extract.py; skipped when the corpus is absent).
+bench-extract: $(VENV)/.test-installed
+	$(BIN)/python bench/extract.py --compare
+
 clean:
 	rm -rf $(VENV) instance .pytest_cache
