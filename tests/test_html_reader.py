@@ -264,3 +264,24 @@ def test_an_ingested_page_is_found_by_its_caption_and_credit(migrated, tmp_path)
         assert record["source"] == "The Harbour Times" and record["language"] == "en"
     finally:
         archive.close()
+
+
+def test_a_site_template_language_gives_way_to_the_text_plainly_in_another():
+    german = GERMAN * 3  # enough text for the detection to be sure
+    article = read(page("", f"<article><h1>Stadtrat sperrt die alte Hafenbrücke</h1>{paragraphs_html(german)}</article>", lang="en-US"))
+    assert article.language == "de"
+
+
+def test_the_site_name_around_a_page_title_is_not_part_of_the_headline():
+    head = "<title>Council votes to close the old harbour bridge | The Harbour Times</title>" \
+        "<meta property='og:site_name' content='The Harbour Times'>"
+    article = read(page(head, f"<div class='logo'><h1>The Harbour Times</h1></div>{paragraphs_html()}"))
+    assert article.headline == "Council votes to close the old harbour bridge"
+    assert read(page("<title>Opinion | Bridge to close &#8211; at last</title>",
+                     f"<h1>Bridge to close – at last</h1>{paragraphs_html()}")).headline == "Bridge to close – at last"
+
+
+def test_a_page_without_a_stated_date_gets_the_one_its_url_carries():
+    head = "<link rel='canonical' href='https://harbour.example/2019/11/19/bridge-to-close/'>"
+    article = read(page(head, f"<article><h1>Bridge to close</h1>{paragraphs_html()}</article>"))
+    assert article.published == dt.date(2019, 11, 19) and article.date_inferred is False

@@ -9,20 +9,23 @@ is the main text trafilatura finds once the captions and the page furniture are 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Optional
 
 from bs4 import BeautifulSoup
 
+from .. import dates
 from ..credits import find_agency
 from ..normalise import clean_text, collapse
 from ..records import ArticleData, CaptionData, InputError
-from .htmlbody import main_text, prune, text_of_article_body, word_count, words
+from .htmlbody import link_texts, main_text, prune, text_of_article_body, word_count, words
 from .htmlcaptions import extract_captions
 from .htmlmeta import PageMeta, read_meta
 
 # Below this many words of body text a page holds no article (a menu, a gallery, an error page).
 MIN_BODY_WORDS = 25
-# ... and at least one paragraph must read as prose (this many words and a sentence end), not as a row of links.
-MIN_PROSE_PARAGRAPH_WORDS = 10
+# ... and at least this many of them must be text of its own, not the words of links (a menu, a site map).
+MIN_OWN_WORDS = 25
 # JSON-LD articleBody replaces the extracted text when the extraction has less than this share of its words.
 ARTICLE_BODY_RATIO = 0.6
 # Pages larger than this are cut before parsing (no news article is anywhere near it).
@@ -59,6 +62,7 @@ def read_html(html: str) -> ArticleData:
         captions = extract_captions(soup.body or soup)
         prune(soup)
         cleaned = str(soup)
+        links = link_texts(soup)
     except RecursionError:
         raise InputError("the HTML is nested too deeply to read")
     del soup
@@ -70,27 +74,66 @@ def read_html(html: str) -> ArticleData:
     paragraphs = _strip_headings(paragraphs, headline, page)
     caption_keys = {_key(c.text) for c in captions}
     paragraphs = [p for p in paragraphs if _key(p) not in caption_keys]
-    if words(paragraphs) < MIN_BODY_WORDS or not any(_is_prose(p) for p in paragraphs):
-        raise InputError(_no_article_reason(paragraphs))
+    if words(paragraphs) < MIN_BODY_WORDS or _own_words(paragraphs, links) < MIN_OWN_WORDS:
+        raise InputError(_no_article_reason(paragraphs, links))
     article = ArticleData(headline=headline or _first_sentence(paragraphs), paragraphs=paragraphs, captions=captions)
-    article.published = page.published
+    article.published = page.published or _date_from_markup(html, page.url)
     article.byline = page.byline[:500] if page.byline else None
     if page.source:
         agency = find_agency(page.source)
         article.source = agency.source if agency else page.source[:200]
     article.url = page.url
-    article.language = page.language
+    article.language = _language(page.language, headline, paragraphs)
     return article
 
 
-# A sentence end: . ! ? (and the CJK full stops) followed by a space, a quote or the end of the text.
-_SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f\u061f\u0964](?:[\"'\u201d\u2019)\]]*)(?:\s|$)")
+def _date_from_markup(html: str, url: Optional[str]):
+    """The publication date htmldate finds in the page's markup or URL (no text search: a date the story
+    mentions is not its own), for pages whose metadata states none."""
+    import htmldate
+    import lxml.html
+
+    try:
+        tree = lxml.html.fromstring(html)
+        found = htmldate.find_date(tree, url=url, extensive_search=False, original_date=True, outputformat="%Y-%m-%d")
+    except Exception:  # htmldate on a page it cannot read; the date stays unknown (enrich may infer one)
+        return None
+    return dates.parse_date(found) if found else None
 
 
-def _is_prose(paragraph: str) -> bool:
-    """A paragraph that reads as running text: long enough and holding a sentence end (a row of menu links
-    or a list of section names has neither)."""
-    return word_count(paragraph) >= MIN_PROSE_PARAGRAPH_WORDS and _SENTENCE_END.search(paragraph) is not None
+# The declared language gives way to the text's only on this much text and when detection is this sure.
+LANGUAGE_CHECK_WORDS = 50
+LANGUAGE_OVERRIDE_PROBABILITY = 0.999
+
+
+def _language(declared: Optional[str], headline: str, paragraphs: list[str]) -> Optional[str]:
+    """The language the page declares, unless its text is plainly in another one (a site template's default
+    `<html lang="en">` over a German post); None leaves detection to `enrich`."""
+    if declared is None:
+        return None
+    text = headline + "\n" + "\n".join(paragraphs)
+    if word_count(text) < LANGUAGE_CHECK_WORDS:
+        return declared
+    detected, probability = _language_identifier().classify(text[:5000])
+    if detected != declared and probability >= LANGUAGE_OVERRIDE_PROBABILITY:
+        return detected
+    return declared
+
+
+@lru_cache(maxsize=1)
+def _language_identifier():
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def _own_words(paragraphs: list[str], links: list[str]) -> int:
+    """Words of the body once the texts of the page's links are taken out of it."""
+    text = "\n".join(paragraphs)
+    for link in links:
+        if link in text:
+            text = text.replace(link, " ")
+    return word_count(text)
 
 
 def _prefer_article_body(paragraphs: list[str], page: PageMeta) -> list[str]:
@@ -126,8 +169,10 @@ def _first_sentence(paragraphs: list[str]) -> str:
     return m.group(1) if m else first[:200]
 
 
-def _no_article_reason(paragraphs: list[str]) -> str:
+def _no_article_reason(paragraphs: list[str], links: list[str]) -> str:
     n = words(paragraphs)
     if n == 0:
         return "no article text found in the HTML page"
+    if n >= MIN_BODY_WORDS:
+        return f"no article text found in the HTML page (its {n} words of main text are the texts of links: a menu or an index page)"
     return f"no article text found in the HTML page (only {n} words of text outside navigation and page furniture)"

@@ -46,6 +46,15 @@ def prune(soup: BeautifulSoup) -> None:
             tag.decompose()
 
 
+MAX_LINKS = 3000
+
+
+def link_texts(soup: BeautifulSoup) -> list[str]:
+    """The texts of the page's links (two words or more), longest first."""
+    texts = {collapse(tag.get_text(" ")) for tag in tags_in(soup) if tag.name == "a"}
+    return sorted((t for t in texts if " " in t), key=len, reverse=True)[:MAX_LINKS]
+
+
 def _holds_article(tag: Tag) -> bool:
     return first_descendant(tag, _STORY_TAGS) is not None
 

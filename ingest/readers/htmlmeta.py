@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import html as html_lib
 import json
 import re
 from dataclasses import dataclass, field
@@ -101,8 +102,6 @@ def read_meta(soup: BeautifulSoup) -> PageMeta:
     page.ld_types = [t for t in _as_list(ld.get("@type")) if isinstance(t, str)]
     page.h1 = collapse(scan.h1.get_text(" ")) if scan.h1 is not None else None
     page.title_tag = collapse(scan.title.get_text(" ")) if scan.title is not None else None
-    page.headline = _first_text(_str(ld.get("headline")), _str(ld.get("name")) if ld else None,
-                                *(meta.get(k) for k in TITLE_META), page.h1, page.title_tag)
     page.description = _first_text(_str(ld.get("description")), meta.get("og:description"), meta.get("description"))
     body = ld.get("articleBody")
     page.article_body = body if isinstance(body, str) and body.strip() else None
@@ -110,7 +109,13 @@ def read_meta(soup: BeautifulSoup) -> PageMeta:
     page.byline = _person_names(ld.get("author")) or _person_names(ld.get("creator")) or _meta_author(meta) \
         or _markup_author(scan.author)
     publisher = ld.get("publisher") or ld.get("sourceOrganization")
-    page.source = _first_text(_str(publisher), *(meta.get(k) for k in SITE_META))
+    page.source = _first_text(*(v for v in (_str(publisher), *(meta.get(k) for k in SITE_META))
+                                if not (isinstance(v, str) and v.strip().startswith(("http://", "https://", "www.")))))
+    site_key = _key(page.source) if page.source else None
+    page.headline = _first_text(*(v for v in (_str(ld.get("headline")), _str(ld.get("name")) if ld else None,
+                                              *(meta.get(k) for k in TITLE_META), page.h1, page.title_tag)
+                                  if not (isinstance(v, str) and site_key and _key(v) == site_key)))
+    page.headline = _without_site_name(page.headline, page.h1, page.source)
     page.url = _http(scan.canonical.get("href") if scan.canonical is not None else None) or _http(meta.get("og:url")) or _http(_str(ld.get("url"))) \
         or _http(_str(ld.get("mainEntityOfPage")) if not isinstance(ld.get("mainEntityOfPage"), dict)
                  else _str(ld["mainEntityOfPage"].get("@id")))
@@ -125,10 +130,38 @@ def _as_list(value: Any) -> list:
 def _first_text(*values: Optional[str]) -> Optional[str]:
     for value in values:
         if isinstance(value, str):
+            if "&" in value and ";" in value:
+                value = html_lib.unescape(value)  # "&#8216;" in a meta tag or JSON-LD string, escaped twice
             text = collapse(value)
             if text:
                 return text
     return None
+
+
+_TITLE_SEPARATOR = re.compile(r"\s+[|\-–—:·•»]+\s+|\s*\|\s*")
+
+
+def _without_site_name(headline: Optional[str], h1: Optional[str], site: Optional[str]) -> Optional[str]:
+    """A page title without the site's name around it: "Bridge to close | The Harbour Times" -> "Bridge to close".
+    The page's own h1 wins when it is one of the title's parts (and not the site's name set in an h1);
+    else a part naming the site is dropped."""
+    if not headline:
+        return headline
+    parts = [p.strip() for p in _TITLE_SEPARATOR.split(headline) if p.strip()]
+    if len(parts) < 2:
+        return headline
+    key = _key(site) if site else None
+    if h1 and h1 != headline and h1 in parts and _key(h1) != key:
+        return h1
+    if key:
+        kept = [p for p in parts if _key(p) != key]
+        if kept and len(kept) < len(parts):
+            return " - ".join(kept) if len(kept) > 1 else kept[0]
+    return headline
+
+
+def _key(text: str) -> str:
+    return re.sub(r"\W+", "", html_lib.unescape(text)).casefold()
 
 
 def _str(value: Any) -> Optional[str]:
