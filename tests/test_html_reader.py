@@ -285,3 +285,15 @@ def test_a_page_without_a_stated_date_gets_the_one_its_url_carries():
     head = "<link rel='canonical' href='https://harbour.example/2019/11/19/bridge-to-close/'>"
     article = read(page(head, f"<article><h1>Bridge to close</h1>{paragraphs_html()}</article>"))
     assert article.published == dt.date(2019, 11, 19) and article.date_inferred is False
+
+
+def test_a_body_split_into_blocks_around_ads_is_read_whole_but_the_next_story_is_not():
+    more = [p.replace("council", "committee") for p in STORY]
+    ad = "<div class='ad-slot'><p>Advertisement</p></div>"
+    chunks = "".join(f"<div class='article__body'>{paragraphs_html(part)}</div>{ad}" for part in (STORY[:2], STORY[2:], more))
+    next_story = "<article><h1>Ferry timetable changes again</h1><div class='article__body'>" + paragraphs_html(
+        [p.replace("bridge", "ferry") for p in STORY]) + "</div></article>"
+    body = f"<main><article><h1>Council votes to close the old harbour bridge</h1>{chunks}</article>{next_story}</main>"
+    article = read(page("", body))
+    assert article.paragraphs == STORY + more
+    assert "Advertisement" not in article.body and "ferry" not in article.body.lower()

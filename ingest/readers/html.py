@@ -18,7 +18,7 @@ from .. import dates
 from ..credits import find_agency
 from ..normalise import clean_text, collapse
 from ..records import ArticleData, CaptionData, InputError
-from .htmlbody import link_texts, main_text, prune, text_of_article_body, word_count, words
+from .htmlbody import join_split_body, link_texts, main_text, prune, text_of_article_body, word_count, words
 from .htmlcaptions import extract_captions
 from .htmlmeta import PageMeta, read_meta
 
@@ -61,6 +61,7 @@ def read_html(html: str) -> ArticleData:
         page = read_meta(soup)
         captions = extract_captions(soup.body or soup)
         prune(soup)
+        join_split_body(soup)
         cleaned = str(soup)
         links = link_texts(soup)
     except RecursionError:

@@ -14,7 +14,7 @@ import re
 from bs4 import BeautifulSoup, Comment, Tag
 
 from ..normalise import collapse, split_paragraphs
-from .htmlnames import FURNITURE_TAGS, first_descendant, is_furniture, removed, tags_in, word_count_upto
+from .htmlnames import FURNITURE_TAGS, first_descendant, is_furniture, name_words, removed, tags_in, word_count_upto
 
 # trafilatura logs a warning for every page it finds too little in; the reader says so itself (InputError).
 logging.getLogger("trafilatura").setLevel(logging.ERROR)
@@ -47,6 +47,52 @@ def prune(soup: BeautifulSoup) -> None:
 
 
 MAX_LINKS = 3000
+# Class words of a story's text container: a story word and a body word ("article__body", "story-body",
+# "entry-content"); a bare "text" or "content" names any block.
+_BODY_CLASS_WORDS = {"body", "content", "text"}
+_STORY_CLASS_WORDS = {"article", "story", "entry", "post"}
+# A block shorter than this is a teaser card, not a part of a story's body.
+MIN_BODY_PART_WORDS = 30
+
+
+def join_split_body(soup: BeautifulSoup) -> None:
+    """Put back together a story body that the page splits into several blocks of the same class between
+    ads ("article__body" three times): the extractor would otherwise keep the first block only. Blocks are
+    joined only when nothing between them starts another story (an h1 or an article element): an
+    infinite-scroll page's next story keeps its own body."""
+    groups: dict[str, list[Tag]] = {}
+    for tag in tags_in(soup):
+        classes = tag.get("class")
+        if not classes or tag.name not in ("div", "section") or not (_BODY_CLASS_WORDS & name_words(tag)):
+            continue
+        if not (_STORY_CLASS_WORDS & name_words(tag)) or first_descendant(tag, ("p",)) is None:
+            continue
+        if word_count_upto(tag, MIN_BODY_PART_WORDS) < MIN_BODY_PART_WORDS:
+            continue
+        groups.setdefault(" ".join(classes), []).append(tag)
+    for blocks in groups.values():
+        blocks = [b for b in blocks if not any(parent in blocks for parent in b.parents)]
+        if len(blocks) < 2:
+            continue
+        first = blocks[0]
+        for block in blocks[1:]:
+            if _story_starts_between(first, block):
+                break
+            for child in list(block.contents):
+                first.append(child.extract())
+            block.decompose()
+
+
+def _story_starts_between(first: Tag, block: Tag) -> bool:
+    for node in first.next_elements:
+        if node is block:
+            return False
+        if isinstance(node, Tag) and node.name in ("h1", "article") and first not in node.parents \
+                and node not in first.parents:
+            return True
+    return True
+
+
 
 
 def link_texts(soup: BeautifulSoup) -> list[str]:
