@@ -67,10 +67,13 @@ def read_html(html: str) -> ArticleData:
     except RecursionError:
         raise InputError("the HTML is nested too deeply to read")
     del soup
-    paragraphs = main_text(cleaned)
-    paragraphs = _prefer_article_body(paragraphs, page)
-    if words(paragraphs) < MIN_BODY_WORDS:
-        paragraphs = main_text(cleaned, favor_precision=False) or paragraphs
+    try:
+        paragraphs = main_text(cleaned)
+        paragraphs = _prefer_article_body(paragraphs, page)
+        if words(paragraphs) < MIN_BODY_WORDS:
+            paragraphs = main_text(cleaned, favor_precision=False) or paragraphs
+    except RecursionError:
+        raise InputError("the HTML is nested too deeply to read")
     headline = page.headline or ""
     paragraphs = _strip_headings(paragraphs, headline, page)
     caption_keys = {_key(c.text) for c in captions}
