@@ -70,12 +70,14 @@ def source_for(name: str) -> str:
 
 
 _LEAD_IN = re.compile(
-    r"^(?:(?:photo|image|picture|video)\s+credit|credits?|photos?|photograph(?:s|er)?|pictures?|images?|foto|"
+    r"^(?:(?:photo|image|picture|video)\s+(?:credit|source)|credits?|photos?|photograph(?:s|er)?|pictures?|images?|foto|"
     r"fotos?|illustration)(?:\s*:\s*|\s+by\s+|\s+)",
     re.I,
 )
 _PHOTO_BY = re.compile(r"^(?:photos?|photograph|picture|image)s?\s+by\s+", re.I)
-_TRAILING_NOTE = re.compile(r"(?:\s*[,/;-]\s*|\s+)(?:file|pool|handout|via\s+reuters|via\s+ap)\.?$", re.I)
+_TRAILING_NOTE = re.compile(r"(?:\s*[,/;-]\s*|\s+)(?:file|pool|handout)\.?$", re.I)
+# "NASA via AP", "Handout via Reuters", "Saul Loeb/AFP via Getty Images": a picture distributed by an agency.
+_VIA_AGENCY = re.compile(r"^(?P<origin>.{2,80}?)\s+via\s+(?P<agency>[^/,;]{2,40})$", re.I)
 _NOT_A_NAME = {"file", "pool", "handout", "courtesy", "staff", "stringer", "str", "str.", "photo", "photos", "ho"}
 _DISTRIBUTORS = {"Getty Images", "Pool", "Shutterstock", "Alamy", "ZUMA Press"}
 _NAME = re.compile(r"^[^\W\d_][\w'’.\- ]{0,60}$")
@@ -118,6 +120,8 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
         if found is not None:
             agencies.append(found)
             continue
+        if re.fullmatch(r"[A-Z]{2,6}", part.strip()):
+            continue  # a single acronym ("NASA", "STF") names an organisation or a role, not a photographer
         name = _tidy_name(part)
         if photographer is None and name.casefold() not in _NOT_A_NAME and _NAME.match(name) and len(name.split()) <= 5:
             photographer = name
@@ -137,6 +141,9 @@ def is_credit(text: str) -> bool:
     if re.match(r"^courtesy\b", text, re.I):
         return True
     text = _strip_notes(text)
+    via = _VIA_AGENCY.match(text)
+    if via and find_agency(via.group("agency")) is not None and len(via.group("origin").split()) <= 6:
+        return True
     parts = [p for p in re.split(r"\s*/\s*|\s+via\s+", text) if p.strip()]
     agencies = [find_agency(p) for p in parts]
     if len(parts) >= 2 and any(agencies):

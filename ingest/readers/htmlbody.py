@@ -1,0 +1,172 @@
+"""The main text of an HTML page: boilerplate blocks dropped by structure, the rest handed to trafilatura.
+
+trafilatura (a maintained extractor that also carries readability and jusText fallbacks) finds the main
+text; before it runs, the reader has taken the captions out (htmlcaptions) and drops the blocks any news
+page marks as not being the story: navigation, asides, footers, share and follow widgets, related-story
+lists, newsletter and subscription boxes, comments.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from bs4 import BeautifulSoup, Comment, Tag
+
+from ..normalise import collapse, split_paragraphs
+from .htmlnames import FURNITURE_TAGS, first_descendant, is_furniture, name_words, removed, tags_in, word_count_upto
+
+# trafilatura logs a warning for every page it finds too little in; the reader says so itself (InputError).
+logging.getLogger("trafilatura").setLevel(logging.ERROR)
+
+# Elements that never hold article text.
+DROP_TAGS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed", "select",
+             "button", "input", "textarea", "dialog", "map")
+# A block named like furniture is dropped only when it is smaller than this (a whole-page wrapper named
+# "has-sidebar" or "comments-open" is not furniture).
+MAX_FURNITURE_WORDS = 400
+
+
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+
+
+def prune(soup: BeautifulSoup) -> None:
+    """Drop scripts, HTML comments, hidden elements, page landmarks (nav, aside, footer, navigation roles)
+    and furniture-named blocks (share, related, newsletter, comments...) in place, in one walk."""
+    comments = [node for node in soup.descendants if isinstance(node, Comment)]
+    for node in comments:
+        node.extract()
+    for tag in tags_in(soup):
+        if removed(tag) or tag.name in ("html", "body", "[document]"):
+            continue
+        if tag.name in DROP_TAGS or tag.has_attr("hidden") or _HIDDEN_STYLE.search(tag.get("style") or ""):
+            tag.decompose()
+        elif is_furniture(tag) and not _holds_article(tag) and (
+                tag.name in FURNITURE_TAGS or word_count_upto(tag, MAX_FURNITURE_WORDS) <= MAX_FURNITURE_WORDS):
+            tag.decompose()
+
+
+MAX_LINKS = 3000
+# Class words of a story's text container: a story word and a body word ("article__body", "story-body",
+# "entry-content"); a bare "text" or "content" names any block.
+_BODY_CLASS_WORDS = {"body", "content", "text"}
+_STORY_CLASS_WORDS = {"article", "story", "entry", "post"}
+# A block shorter than this is a teaser card, not a part of a story's body.
+MIN_BODY_PART_WORDS = 30
+
+
+def join_split_body(soup: BeautifulSoup) -> None:
+    """Put back together a story body that the page splits into several blocks of the same class between
+    ads ("article__body" three times): the extractor would otherwise keep the first block only. Blocks are
+    joined only when nothing between them starts another story (an h1 or an article element): an
+    infinite-scroll page's next story keeps its own body."""
+    groups: dict[str, list[Tag]] = {}
+    for tag in tags_in(soup):
+        classes = tag.get("class")
+        if not classes or tag.name not in ("div", "section") or not (_BODY_CLASS_WORDS & name_words(tag)):
+            continue
+        if not (_STORY_CLASS_WORDS & name_words(tag)) or first_descendant(tag, ("p",)) is None:
+            continue
+        if word_count_upto(tag, MIN_BODY_PART_WORDS) < MIN_BODY_PART_WORDS:
+            continue
+        groups.setdefault(" ".join(classes), []).append(tag)
+    for blocks in groups.values():
+        blocks = [b for b in blocks if not any(parent in blocks for parent in b.parents)]
+        if len(blocks) < 2:
+            continue
+        first = blocks[0]
+        for block in blocks[1:]:
+            if _story_starts_between(first, block):
+                break
+            for child in list(block.contents):
+                first.append(child.extract())
+            block.decompose()
+
+
+def _story_starts_between(first: Tag, block: Tag) -> bool:
+    for node in first.next_elements:
+        if node is block:
+            return False
+        if isinstance(node, Tag) and node.name in ("h1", "article") and first not in node.parents \
+                and node not in first.parents:
+            return True
+    return True
+
+
+
+
+def link_texts(soup: BeautifulSoup) -> list[str]:
+    """The texts of the page's links (two words or more), longest first."""
+    texts = {collapse(tag.get_text(" ")) for tag in tags_in(soup) if tag.name == "a"}
+    return sorted((t for t in texts if " " in t), key=len, reverse=True)[:MAX_LINKS]
+
+
+def _holds_article(tag: Tag) -> bool:
+    return first_descendant(tag, _STORY_TAGS) is not None
+
+
+_STORY_TAGS = frozenset({"article", "main", "h1"})
+
+
+def main_text(html: str, *, favor_precision: bool = True) -> list[str]:
+    """The page's main text as paragraphs, by trafilatura (comments left out), or [] when it finds none."""
+    import trafilatura
+
+    doc = trafilatura.bare_extraction(html, include_comments=False, favor_precision=favor_precision,
+                                      include_tables=True, output_format="python")
+    if doc is None or getattr(doc, "body", None) is None:
+        return []
+    return _paragraphs_of(doc.body)
+
+
+def _paragraphs_of(body) -> list[str]:
+    out: list[str] = []
+    for element in body:
+        tag = element.tag if isinstance(element.tag, str) else ""
+        if tag == "list":
+            for item in element.iter("item"):
+                text = collapse("".join(item.itertext()))
+                if text:
+                    out.append(text)
+        elif tag == "table":
+            for row in element.iter("row"):
+                cells = [collapse("".join(cell.itertext())) for cell in row]
+                text = " | ".join(c for c in cells if c)
+                if text:
+                    out.append(text)
+        else:
+            text = collapse("".join(element.itertext()))
+            if text:
+                out.append(text)
+    return out
+
+
+def text_of_article_body(value: str) -> list[str]:
+    """A JSON-LD articleBody as paragraphs: HTML in it is read as HTML, plain text by its blank lines."""
+    if re.search(r"<(?:p|br|div|body|span|a|em|strong)\b[^>]*>", value, re.I):
+        soup = BeautifulSoup(value, "lxml")
+        for tag in soup.find_all(DROP_TAGS):
+            tag.decompose()
+        blocks = soup.find_all(["p", "h2", "h3", "h4", "li", "blockquote"])
+        if blocks:
+            return [t for t in (collapse(b.get_text(" ")) for b in blocks if b.find(["p", "li"]) is None) if t]
+        value = soup.get_text("\n")
+    import html as _html
+
+    return split_paragraphs(_html.unescape(value))
+
+
+# Scripts written without spaces between words: each character counts as a word.
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def word_count(text: str) -> int:
+    """Words of a text; in Chinese, Japanese, Korean and Thai every character counts as one."""
+    unspaced = len(_UNSPACED.findall(text))
+    if not unspaced:
+        return len(text.split())
+    return len(_UNSPACED.sub(" ", text).split()) + unspaced
+
+
+def words(paragraphs: list[str]) -> int:
+    return sum(word_count(p) for p in paragraphs)

@@ -1,0 +1,233 @@
+"""Photo captions and credits of an HTML page, found by structure and taken out of the page.
+
+A caption is a `figcaption`, an element whose class or id names a caption ("caption", "wp-caption-text",
+"cutline", "image-caption"...) or one marked `itemprop="caption"`. A credit is an element inside a caption
+or a figure whose class, id or itemprop names a credit, copyright, photographer or attribution, or a
+credit the caption text ends with ("(AP Photo/Evan Vucci)"). Each credit is split into photographer and
+agency by `ingest.credits`. Every caption and credit node is removed from the tree, so that what is left
+for the body holds neither.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Optional
+
+from bs4 import BeautifulSoup, Tag
+
+from ..credits import MAX_CAPTION_WORDS, caption_from_parts, is_credit, parse_credit, split_caption
+from ..normalise import collapse
+from ..records import CaptionData
+from .htmlnames import first_descendant, in_furniture, name_words, removed, tags_in, word_count_upto
+
+CAPTION_WORDS = {"caption", "captions", "figcaption", "cutline", "cutlines"}
+CREDIT_WORDS = {"credit", "credits", "copyright", "photographer", "attribution", "photocredit"}
+CAPTION_ITEMPROPS = {"caption"}
+CREDIT_ITEMPROPS = {"copyrightholder", "copyrightnotice", "creditText".lower(), "creator", "author"}
+# Gallery furniture inside caption blocks: "Image 1 of 23", "more", "less", "Close".
+_COUNTER = re.compile(r"^(?:(?:image|photo|picture|slide|foto|bild)s?\s*)?\d+\s*(?:of|/|von|de|di|sur)\s*\d+$", re.I)
+_TOGGLE = re.compile(r"(?:\s*(?:\.{3}|…))?\s*\b(?:(?:read|show|see)\s+)?(?:more|less)\s*$", re.I)
+_TOGGLE_ONLY = re.compile(r"^(?:\.{3}|…)?\s*(?:(?:read|show|see|view)\s+)?(?:more|less|close|expand|collapse|hide|"
+                          r"caption|hide\s+caption|show\s+caption|enlarge|zoom|fullscreen)$", re.I)
+_LEADING_COUNTER = re.compile(r"^(?:(?:image|photo|picture|slide)s?\s+)\d+\s*(?:of|/)\s*\d+\s+", re.I)
+# Caption text and credit shorter than this are furniture ("Caption", "Photo").
+MIN_CAPTION_CHARS = 3
+MAX_CREDIT_CHARS = 150
+# A box named "image"/"photo" with a picture in it holds a caption when its text has this many words.
+PICTURE_BOX_WORDS = {"image", "images", "photo", "photos", "picture", "pic", "img", "foto", "media", "figure"}
+MIN_BOX_CAPTION_WORDS = 4
+# A caption that starts another one is its shortened copy only when it is at least this long.
+MIN_PREFIX_CHARS = 40
+# Blocks that can never be a caption however they are named (the whole page, the article's body).
+_NEVER = {"html", "body", "main", "article", "header", "footer", "nav", "form", "table", "ul", "ol"}
+
+
+_PICTURES = frozenset({"img", "picture", "video"})
+_STORY_STRUCTURE = frozenset({"blockquote", "h1", "h2", "h3", "h4", "article"})
+_NOT_CONTENT = ("script", "style", "noscript", "template", "textarea", "svg")
+
+
+def _itemprop(tag: Tag) -> set[str]:
+    value = tag.get("itemprop")
+    return {v.lower() for v in value.split()} if isinstance(value, str) else set()
+
+
+def _word_count(tag: Tag, limit: int) -> int:
+    return word_count_upto(tag, limit)
+
+
+def is_caption_node(tag: Tag) -> bool:
+    if tag.name == "figcaption":
+        return True
+    if tag.name in _NEVER:
+        return False
+    return bool(CAPTION_WORDS & name_words(tag)) or bool(CAPTION_ITEMPROPS & _itemprop(tag))
+
+
+def is_credit_node(tag: Tag) -> bool:
+    if tag.name in _NEVER:
+        return False
+    return bool(CREDIT_WORDS & name_words(tag)) or bool(CREDIT_ITEMPROPS & _itemprop(tag) and tag.find_parent(
+        lambda t: t.name in ("figure", "figcaption") or is_caption_node(t)) is not None)
+
+
+def _short(tag: Tag) -> bool:
+    return _word_count(tag, MAX_CAPTION_WORDS) <= MAX_CAPTION_WORDS
+
+
+def _text(tag: Tag) -> str:
+    return collapse(tag.get_text(" "))
+
+
+def _clean_caption_text(text: str) -> str:
+    text = _LEADING_COUNTER.sub("", text)
+    previous = None
+    while previous != text:
+        previous = text
+        text = _TOGGLE.sub("", text).rstrip()
+    return text.strip()
+
+
+def _clean_credit(text: str) -> Optional[str]:
+    text = collapse(text).strip(" |·•-–—")
+    if text.startswith("(") and text.endswith(")") and text.count("(") == 1:
+        text = text[1:-1].strip()
+    if len(text) < 2 or len(text) > MAX_CREDIT_CHARS:
+        return None
+    return text
+
+
+def extract_captions(root: BeautifulSoup | Tag) -> list[CaptionData]:
+    """Find the captions and credits under `root`, remove them (and the figures holding them) from the tree,
+    and return the captions in page order without repeats. Captions inside page furniture (a sidebar of
+    other stories, a footer) are removed but not kept: they belong to other articles."""
+    for tag in [t for t in tags_in(root) if t.name in _NOT_CONTENT]:
+        if not removed(tag):
+            tag.decompose()
+    found: list[CaptionData] = []
+    for tag in [t for t in tags_in(root) if _candidate(t)]:
+        if removed(tag):
+            continue
+        if is_caption_node(tag):
+            if tag.name != "figcaption" and not _short(tag):
+                continue  # a wrapper that happens to mention "caption" in its class, not a caption
+            group, figure = tag, tag.find_parent("figure")
+        elif _picture_with_text(tag):
+            group, figure = tag, tag  # a picture with text beside it but no caption markup
+        else:
+            continue
+        furniture = in_furniture(group)
+        captions = _read_group(group, figure)
+        if not furniture:
+            found.extend(captions)
+    # Credits outside any caption ("<span class=credit>" under a picture): never body text.
+    for tag in [t for t in tags_in(root) if is_credit_node(t)]:
+        if not removed(tag) and _short(tag):
+            tag.decompose()
+    return _unique(found)
+
+
+def _picture_with_text(tag: Tag) -> bool:
+    """A figure, or a small box named "image"/"photo", holding a picture and a few words but no story
+    structure (headings, several paragraphs, a quotation)."""
+    if not _short(tag) or first_descendant(tag, _PICTURES) is None:
+        return False
+    if first_descendant(tag, _STORY_STRUCTURE, is_caption_node) is not None:
+        return False  # a story block, or a figure whose caption markup is read on its own
+    if tag.name == "figure":
+        return True
+    if "no" in name_words(tag) or sum(1 for t in tag.descendants if isinstance(t, Tag) and t.name == "p") > 2:
+        return False  # "no-image" names the absence of a picture
+    return _word_count(tag, MIN_BOX_CAPTION_WORDS) >= MIN_BOX_CAPTION_WORDS
+
+
+def _candidate(tag: Tag) -> bool:
+    return tag.name == "figure" or is_caption_node(tag) or bool(PICTURE_BOX_WORDS & name_words(tag)) \
+        and tag.name in ("div", "span", "section", "p")
+
+
+def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
+    """Read one caption block (and the credit nodes of its figure) into captions, then remove it."""
+    scope = figure if figure is not None and _short(figure) else group
+    credits: list[str] = []
+    for node in [t for t in tags_in(scope) if is_credit_node(t)]:
+        if removed(node):
+            continue
+        credit = _clean_credit(_text(node))
+        if credit and credit not in credits:
+            credits.append(credit)
+        node.decompose()
+    for node in tags_in(group):
+        if removed(node):
+            continue
+        text = _text(node)
+        if node.name in ("script", "style", "noscript", "button", "template") or _COUNTER.match(text or "x") \
+                or _TOGGLE_ONLY.match(text or "x"):
+            node.decompose()
+    leaves = [t for t in tags_in(group) if is_caption_node(t) and first_descendant(t, (), is_caption_node) is None and _text(t)]
+    texts = [_clean_caption_text(_text(t)) for t in (leaves or [group])]
+    credit = credits[0] if credits else None
+    captions: list[CaptionData] = []
+    for text in texts:
+        own_credit = credit
+        split = split_caption(text)
+        if split:
+            text, trailing_credit, _source = split
+            own_credit = _better_credit(own_credit, trailing_credit)
+        else:
+            text, line_credit = _credit_line(text)
+            own_credit = _better_credit(own_credit, line_credit)
+        if own_credit and text.endswith(own_credit):
+            text = text[: -len(own_credit)].rstrip(" (").rstrip()
+        if len(text) >= MIN_CAPTION_CHARS:
+            captions.append(caption_from_parts(text, own_credit))
+    (scope if scope is figure else group).decompose()
+    return captions
+
+
+def _better_credit(marked: Optional[str], in_text: Optional[str]) -> Optional[str]:
+    """The credit in the caption's markup, unless the one ending its text says more (names the agency too:
+    "Photo: Gene J. Puskar" in the markup, "(AP Photo/Gene J. Puskar)" in the text)."""
+    if not marked or not in_text:
+        return marked or in_text
+    def known(credit: str) -> int:
+        return sum(part is not None for part in parse_credit(credit))
+    return in_text if known(in_text) > known(marked) else marked
+
+
+_CREDIT_LINE = re.compile(r"^(?P<text>.*?)\s*(?P<credit>(?:photo|image|picture|foto|credit)s?(?:\s+(?:source|credit))?\s*(?::|by)\s*"
+                          r"[^.:]{2,100})$", re.I)
+
+
+def _credit_line(text: str) -> tuple[str, Optional[str]]:
+    """A caption ending in "Photo: Jane Doe, AP" (no brackets, no sentence end before it)."""
+    m = _CREDIT_LINE.match(text)
+    if m and is_credit(m.group("credit")):
+        return m.group("text").strip(), m.group("credit").strip()
+    return text, None
+
+
+def _unique(captions: Iterable[CaptionData]) -> list[CaptionData]:
+    """Drop repeats: the same text, or a shortened copy ("... more") of a longer caption already kept."""
+    kept: list[CaptionData] = []
+    for caption in captions:
+        key = _key(caption.text)
+        if not key:
+            continue
+        for i, other in enumerate(kept):
+            other_key = _key(other.text)
+            if key == other_key or (len(key) >= MIN_PREFIX_CHARS and other_key.startswith(key)):
+                if other.credit is None and caption.credit:
+                    kept[i] = caption_from_parts(other.text, caption.credit)
+                break
+            if len(other_key) >= MIN_PREFIX_CHARS and key.startswith(other_key):
+                kept[i] = caption if caption.credit or not other.credit else caption_from_parts(caption.text, other.credit)
+                break
+        else:
+            kept.append(caption)
+    return kept
+
+
+def _key(text: str) -> str:
+    return re.sub(r"\W+", " ", text).strip().casefold()
+

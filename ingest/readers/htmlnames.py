@@ -1,0 +1,104 @@
+"""Reading an element's class and id names: which blocks are captions, credits or page furniture."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from bs4 import NavigableString, Tag
+
+# Words in class/id names, split at "-", "_", spaces and camelCase humps.
+_NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+# Words in class or id names of blocks that are not the story.
+FURNITURE_WORDS = {
+    "share", "sharing", "sharebar", "social", "sociallinks", "related", "recirc", "recirculation", "recommended",
+    "recommendations", "newsletter", "newsletters", "subscribe", "subscription", "signup", "comments", "comment",
+    "disqus", "promo", "sponsored", "outbrain", "taboola", "breadcrumb", "breadcrumbs", "menu", "navbar",
+    "sidebar", "widget", "advert", "advertisement", "ad", "ads", "popular", "trending", "cookie",
+    "cookies", "gdpr", "consent", "toolbar", "pagination", "tags", "keywords", "bio", "more",
+}
+# Names that mark the story itself; a block named both ways ("article-share") is furniture only when the
+# furniture word is one no story container carries.
+STORY_WORDS = {"article", "content", "story", "body", "main", "text", "entry", "post"}
+ALWAYS_FURNITURE = {"related", "share", "sharing", "newsletter", "newsletters", "comments", "recirc", "outbrain", "taboola"}
+FURNITURE_TAGS = ("nav", "aside", "footer")
+FURNITURE_ROLES = {"navigation", "complementary", "contentinfo", "banner", "search", "menu", "menubar", "dialog", "alert"}
+_NEVER_FURNITURE = ("html", "body", "main", "article", "p", "h1", "h2", "h3")
+
+
+def name_words(tag: Tag) -> frozenset[str]:
+    """Lower-case words of an element's class and id: "wp-caption-text" -> {wp, caption, text}."""
+    classes = tag.get("class")
+    ident = tag.get("id")
+    if not classes and not ident:
+        return frozenset()
+    key = " ".join(classes) if isinstance(classes, list) else (classes if isinstance(classes, str) else "")
+    return _words_of(key, ident if isinstance(ident, str) else "")
+
+
+@lru_cache(maxsize=20_000)
+def _words_of(classes: str, ident: str) -> frozenset[str]:
+    words: set[str] = set()
+    for value in (*classes.split(), ident):
+        if not value or len(value) > 80:
+            continue
+        for chunk in re.split(r"[-_\s:.]+", value):
+            if not chunk:
+                continue
+            words.add(chunk.lower())
+            for part in _NAME_PARTS.findall(chunk):
+                words.add(part.lower())
+    return frozenset(words)
+
+
+def removed(tag: Tag) -> bool:
+    """True once `tag` (or a block holding it) was decomposed. bs4's own `tag.decomposed` looks the flag up
+    through `Tag.__getattr__`, which searches the subtree for a child element of that name on every call."""
+    return tag.__dict__.get("_decomposed", False)
+
+
+def tags_in(root: Tag) -> list[Tag]:
+    """Every element under `root` in document order (a plain walk: much faster than a filtered find_all)."""
+    return [node for node in root.descendants if isinstance(node, Tag)]
+
+
+def first_descendant(tag: Tag, names: tuple[str, ...] | frozenset[str] = (), test=None) -> Tag | None:
+    """The first element under `tag` with one of `names` (or passing `test`), by a plain walk."""
+    for node in tag.descendants:
+        if isinstance(node, Tag) and (node.name in names or (test is not None and test(node))):
+            return node
+    return None
+
+
+def word_count_upto(tag: Tag, limit: int) -> int:
+    """Words of a tag's text, counting no further than `limit` + 1 (a caption is short; a wrapper is not)."""
+    count = 0
+    for node in tag.descendants:
+        if isinstance(node, NavigableString) and type(node) is NavigableString:
+            count += len(node.split())
+            if count > limit:
+                break
+    return count
+
+
+def furniture_named(tag: Tag) -> bool:
+    """A block whose class or id names it share bar, related stories, newsletter box, comments, menu, ad..."""
+    if tag.name in _NEVER_FURNITURE:
+        return False
+    words = name_words(tag)
+    hits = words & FURNITURE_WORDS
+    return bool(hits) and (not words & STORY_WORDS or bool(hits & ALWAYS_FURNITURE))
+
+
+def is_furniture(tag: Tag) -> bool:
+    """nav, aside, footer, a navigation/complementary role, or a furniture-named block."""
+    if tag.name in FURNITURE_TAGS:
+        return True
+    role = tag.get("role")
+    if isinstance(role, str) and role.lower() in FURNITURE_ROLES:
+        return True
+    return furniture_named(tag)
+
+
+def in_furniture(tag: Tag) -> bool:
+    return any(is_furniture(parent) for parent in tag.parents if parent.name != "[document]")

@@ -1,0 +1,299 @@
+"""HTML news pages, one test per structure the reader handles, on small pages written here.
+
+Each test looks at what a user of the archive sees: the headline, the body paragraphs, the captions with
+their credits, the date, byline, source, URL and language.
+"""
+
+import datetime as dt
+import json
+
+import pytest
+
+from ingest.archive import Archive
+from ingest.credits import is_credit, parse_credit
+from ingest.pipeline import Ingester
+from ingest.readers import read_bytes
+from ingest.records import InputError
+from search.request import SearchRequest
+
+STORY = [
+    "The city council voted on Tuesday to close the old harbour bridge to cars from next spring, ending a decade "
+    "of arguments over who should pay to repair the crumbling structure.",
+    "Engineers told the council that the bridge, built in 1931, could no longer carry heavy traffic safely and "
+    "that a full repair would cost more than a new crossing further up the river.",
+    "Shop owners on both banks said they feared losing customers, while cycling groups welcomed the decision and "
+    "asked for the deck to be turned into a park.",
+    "The council will hold a public meeting next month to hear proposals for the bridge's future use.",
+]
+FURNITURE = """
+<header class="site-header"><a href="/">The Harbour Times</a>
+  <nav><ul><li><a href="/news">News</a></li><li><a href="/sport">Sport</a></li><li><a href="/weather">Weather</a></li>
+  <li><a href="/opinion">Opinion</a></li><li><a href="/about">About us</a></li></ul></nav></header>
+"""
+SIDEBAR = """
+<div class="share-tools"><a href="#">Share on Facebook</a> <a href="#">Share on Twitter</a> <a href="#">Email this story</a></div>
+<aside class="related-stories"><h3>Related stories</h3><ul>
+  <li><a href="/a">Ferry timetable changes again as winter storms close the harbour mouth</a></li>
+  <li><a href="/b">Council tax to rise by four percent, mayor warns residents in letter</a></li></ul></aside>
+<div class="newsletter-signup"><h3>Get the morning briefing</h3><p>Sign up for our free newsletter and get the
+  day's top stories in your inbox every morning before seven.</p><form><input type="email"><button>Sign up</button></form></div>
+<section id="comments" class="comments"><h3>42 comments</h3><div class="comment"><p>This is a disgrace, the bridge was
+  fine when I was young and the council has wasted our money for years.</p></div></section>
+<footer><p>Copyright 2019 The Harbour Times. All rights reserved. Terms of use. Privacy policy. Contact us.</p></footer>
+"""
+
+
+def page(head: str = "", body: str = "", lang: str = "en") -> str:
+    lang_attr = f' lang="{lang}"' if lang else ""
+    return f"<!DOCTYPE html><html{lang_attr}><head><meta charset='utf-8'>{head}</head><body>{body}</body></html>"
+
+
+def paragraphs_html(paragraphs=STORY) -> str:
+    return "".join(f"<p>{p}</p>" for p in paragraphs)
+
+
+def read(html: str):
+    [article] = read_bytes(html.encode("utf-8"), "page.html")
+    return article
+
+
+def test_json_ld_news_article_in_a_graph_with_its_article_body():
+    ld = {"@context": "https://schema.org", "@graph": [
+        {"@type": "WebSite", "name": "The Harbour Times", "url": "https://harbour.example"},
+        {"@type": "NewsArticle", "headline": "Council votes to close the old harbour bridge",
+         "datePublished": "2019-11-19T08:30:00-05:00", "author": [{"@type": "Person", "name": "Jane Roe"},
+                                                                 {"@type": "Person", "name": "John Doe"}],
+         "publisher": {"@type": "Organization", "name": "The Harbour Times"},
+         "url": "https://harbour.example/news/bridge", "articleBody": "\n\n".join(STORY)},
+    ]}
+    head = f"<title>Bridge to close | The Harbour Times</title><script type='application/ld+json'>{json.dumps(ld)}</script>"
+    # The page itself shows only a teaser (the rest is loaded by a script): the articleBody is the story.
+    body = FURNITURE + f"<article><h1>Council votes to close the old harbour bridge</h1><p>{STORY[0]}</p>" \
+        "<div class='paywall-message'>Subscribe to read more.</div></article>" + SIDEBAR
+    article = read(page(head, body))
+    assert article.headline == "Council votes to close the old harbour bridge"
+    assert article.paragraphs == STORY
+    assert article.published == dt.datetime(2019, 11, 19, 8, 30, tzinfo=dt.timezone(dt.timedelta(hours=-5)))
+    assert article.byline == "Jane Roe, John Doe"
+    assert article.source == "The Harbour Times"
+    assert article.url == "https://harbour.example/news/bridge"
+    assert article.language == "en"
+
+
+def test_json_ld_article_without_article_body_reads_the_page_and_drops_its_furniture():
+    ld = {"@context": "https://schema.org", "@type": "Article", "headline": "Council votes to close the old harbour bridge",
+          "datePublished": "2019-11-19", "author": {"@type": "Person", "name": "By Jane Roe"}}
+    head = f"<script type='application/ld+json'>{json.dumps(ld)}</script><link rel='canonical' href='https://harbour.example/b'>"
+    body = FURNITURE + "<main><article><h1>Council votes to close the old harbour bridge</h1>" \
+        f"<div class='article-body'>{paragraphs_html()}</div></article></main>" + SIDEBAR
+    article = read(page(head, body))
+    assert article.paragraphs == STORY
+    assert article.published == dt.date(2019, 11, 19)
+    assert article.byline == "Jane Roe"
+    assert article.url == "https://harbour.example/b"
+    for furniture in ("Share on Facebook", "Related stories", "Ferry timetable", "newsletter", "disgrace", "Copyright",
+                      "Weather"):
+        assert furniture not in article.body
+
+
+def test_opengraph_and_article_meta_tags_only():
+    head = """
+      <title>Bridge to close - The Harbour Times</title>
+      <meta property="og:title" content="Council votes to close the old harbour bridge">
+      <meta property="og:site_name" content="The Harbour Times">
+      <meta property="og:url" content="https://harbour.example/news/bridge">
+      <meta property="article:published_time" content="2019-11-19T13:30:00Z">
+      <meta name="author" content="Jane Roe">"""
+    body = FURNITURE + f"<div class='story'><h1>Council votes to close the old harbour bridge</h1>{paragraphs_html()}</div>" + SIDEBAR
+    article = read(page(head, body))
+    assert article.headline == "Council votes to close the old harbour bridge"
+    assert article.paragraphs == STORY
+    assert article.published == dt.datetime(2019, 11, 19, 13, 30, tzinfo=dt.timezone.utc)
+    assert article.byline == "Jane Roe" and article.source == "The Harbour Times"
+    assert article.url == "https://harbour.example/news/bridge"
+
+
+def test_the_date_of_a_time_element_when_no_meta_tag_gives_one():
+    body = f"<article><h1>Council votes to close the old harbour bridge</h1>" \
+        f"<p class='dateline'><time datetime='2019-11-19T10:00:00+01:00'>19 November 2019</time></p>{paragraphs_html()}</article>"
+    article = read(page("", body))
+    assert article.published == dt.datetime(2019, 11, 19, 10, 0, tzinfo=dt.timezone(dt.timedelta(hours=1)))
+    assert article.date_inferred is False
+
+
+FIGURES = """
+<figure class="lead-image"><img src="bridge.jpg" alt="The bridge">
+  <figcaption><span class="caption-text">Traffic crosses the old harbour bridge on Monday, Nov. 18, 2019.</span>
+  <span class="credit">Photo: Jane Smith/Reuters</span></figcaption></figure>
+"""
+AP_FIGURE = """
+<div class="image-block"><img src="council.jpg">
+  <div class="caption">Councillors vote on the future of the bridge in the town hall, Tuesday, Nov. 19, 2019.
+  (AP Photo/Evan Vucci)</div></div>
+"""
+
+
+def test_figure_captions_and_credits_are_kept_apart_from_the_body():
+    body = "<article><h1>Council votes to close the old harbour bridge</h1>" + FIGURES + \
+        "".join(f"<p>{p}</p>" for p in STORY[:2]) + AP_FIGURE + "".join(f"<p>{p}</p>" for p in STORY[2:]) + "</article>"
+    article = read(page("", body))
+    assert article.paragraphs == STORY
+    assert [(c.text, c.credit, c.photographer, c.agency) for c in article.captions] == [
+        ("Traffic crosses the old harbour bridge on Monday, Nov. 18, 2019.", "Photo: Jane Smith/Reuters", "Jane Smith", "Reuters"),
+        ("Councillors vote on the future of the bridge in the town hall, Tuesday, Nov. 19, 2019.", "AP Photo/Evan Vucci",
+         "Evan Vucci", "AP"),
+    ]
+    for caption in article.captions:
+        assert caption.text not in article.body and caption.credit not in article.body
+    assert "Vucci" not in article.body and "Reuters" not in article.body
+
+
+def test_a_gallery_caption_shown_twice_truncated_and_in_full_is_one_caption():
+    gallery = """
+    <ul class="gallery"><li class="gallery-item"><img src="1.jpg">
+      <div class="caption"><div class="caption-full">Shop owners gather on the east bank of the harbour to protest against the
+        closure of the bridge, Tuesday, Nov. 19, 2019. <a class="more-caption">less</a></div>
+      <div class="caption-truncated">Shop owners gather on the east bank of the harbour to protest against the
+        <a class="more-caption">... more</a></div>
+      <span class="credit">Photo: Damian Dovarganes, AP</span></div></li></ul>
+    <div class="gallery-controls"><div class="caption"><div class="slide-count">Image 1 of 12</div>
+      <div class="caption-full">Shop owners gather on the east bank of the harbour to protest against the
+        closure of the bridge, Tuesday, Nov. 19, 2019.</div></div></div>"""
+    article = read(page("", f"<article><h1>Bridge to close</h1>{gallery}{paragraphs_html()}</article>"))
+    assert [(c.text, c.photographer, c.agency) for c in article.captions] == [
+        ("Shop owners gather on the east bank of the harbour to protest against the closure of the bridge, Tuesday, "
+         "Nov. 19, 2019.", "Damian Dovarganes", "AP")]
+    assert article.paragraphs == STORY
+
+
+def test_a_page_with_no_metadata_at_all_reads_its_text_without_the_menus():
+    body = FURNITURE + "<div id='wrapper'><div class='col-left'><h1>Council votes to close the old harbour bridge</h1>" + \
+        "".join(f"<p>{p}</p>" for p in STORY) + "</div><div class='col-right'><ul>" + \
+        "".join(f"<li><a href='/x{i}'>Most read story number {i}</a></li>" for i in range(8)) + "</ul></div></div>" + SIDEBAR
+    article = read(page("<title>Council votes to close the old harbour bridge</title>", body, lang=""))
+    assert article.headline == "Council votes to close the old harbour bridge"
+    assert article.paragraphs == STORY
+    assert article.published is None and article.source is None and article.url is None
+    assert article.language == "en"  # detected from the text
+
+
+@pytest.mark.parametrize("html, reason", [
+    (page("<title>Site map</title>", FURNITURE + "<ul>" + "".join(f"<li><a href='/s{i}'>Section {i}</a></li>" for i in range(30))
+          + "</ul>" + "<footer>Copyright 2019</footer>"), "no article text"),
+    (page("<title>Empty</title>", ""), "no article text"),
+    (page("<title>Only a title</title><meta property='og:title' content='A headline'>", "<div><img src='x.jpg'></div>"), "no article text"),
+])
+def test_a_page_with_no_article_says_why(html, reason):
+    with pytest.raises(InputError, match=reason):
+        read(html)
+
+
+GERMAN = [
+    "Der Stadtrat hat am Dienstag beschlossen, die alte Hafenbrücke ab dem kommenden Frühjahr für Autos zu sperren.",
+    "Nach Angaben der Ingenieure kann die 1931 gebaute Brücke schweren Verkehr nicht mehr sicher tragen, und eine "
+    "vollständige Sanierung würde mehr kosten als ein Neubau weiter flussaufwärts.",
+    "Die Geschäftsleute auf beiden Ufern befürchten, Kunden zu verlieren, während Radfahrer die Entscheidung begrüßten.",
+]
+
+
+def test_a_page_in_another_language_gets_the_language_it_declares():
+    article = read(page("", f"<article><h1>Stadtrat sperrt die alte Hafenbrücke</h1>{paragraphs_html(GERMAN)}</article>", lang="de-DE"))
+    assert article.language == "de"
+    assert article.paragraphs == GERMAN
+
+
+def test_a_page_in_another_language_without_a_declaration_gets_the_detected_one():
+    french = [
+        "Le conseil municipal a voté mardi la fermeture du vieux pont du port aux voitures à partir du printemps prochain.",
+        "Selon les ingénieurs, le pont construit en 1931 ne peut plus supporter une circulation lourde en toute sécurité.",
+        "Les commerçants des deux rives craignent de perdre des clients, tandis que les cyclistes ont salué la décision.",
+    ]
+    article = read(page("", f"<article><h1>Le vieux pont du port fermé aux voitures</h1>{paragraphs_html(french)}</article>", lang=""))
+    assert article.language == "fr"
+    assert article.paragraphs == french
+
+
+def test_a_page_in_a_legacy_encoding_and_with_scripts_reads_clean():
+    html = page("<meta charset='windows-1252'><script>var x = '<p>not text</p>';</script>",
+                "<article><h1>Caf\u00e9 owners welcome the bridge decision</h1>" + paragraphs_html(
+                    [s.replace("Shop owners", "Caf\u00e9 owners") for s in STORY]) + "<script>document.write('ad')</script></article>")
+    [article] = read_bytes(html.encode("windows-1252"), "page.html")
+    assert article.headline == "Caf\u00e9 owners welcome the bridge decision"
+    assert "Caf\u00e9 owners on both banks said they feared" in article.body
+    assert "not text" not in article.body and "document.write" not in article.body
+
+
+def test_hostile_pages_end_in_an_input_error_or_an_article_never_a_crash():
+    deep = "<html><body>" + "<div>" * 100_000 + paragraphs_html() + "</div>" * 100_000 + "</body></html>"
+    huge = page("", "<article><h1>Long</h1>" + paragraphs_html() * 3000 + "</article>")
+    broken = "<html><body><p>Unclosed <b><i>tags <table><tr><td>" + STORY[0] + "<p>" + STORY[1] + "</sc" + "ript>\ufffd\x1b"
+    for html in (deep, huge, broken, "<html>" + "<" * 10000, "<p>" * 50000):
+        try:
+            article = read(html)
+        except InputError as exc:
+            assert str(exc)
+        else:
+            assert article.paragraphs
+
+
+def test_credits_distributed_by_an_agency_name_the_agency():
+    assert is_credit("NASA via AP, File")
+    assert parse_credit("NASA via AP, File") == (None, "AP")
+    assert parse_credit("Jane Doe via AP") == ("Jane Doe", "AP")
+    assert parse_credit("Handout via Reuters") == (None, "Reuters")
+    assert parse_credit("Photo: Damian Dovarganes, AP") == ("Damian Dovarganes", "AP")
+    assert parse_credit("Image Source: Neil Godwin / Future Publishing/Shutterstock") == ("Neil Godwin", "Shutterstock")
+
+
+def test_an_ingested_page_is_found_by_its_caption_and_credit(migrated, tmp_path):
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    body = "<article><h1>Council votes to close the old harbour bridge</h1>" + FIGURES + paragraphs_html() + AP_FIGURE + "</article>"
+    (folder / "bridge.html").write_text(page("<meta property='og:site_name' content='The Harbour Times'>", body))
+    with Ingester(migrated, workers=1) as ingester:
+        summary = ingester.run([folder])
+    assert summary.ingested == 1 and summary.failed == 0
+    archive = Archive(migrated)
+    try:
+        for q in ("caption:councillors", "credit:vucci", "credit:reuters"):
+            answer = archive.search(SearchRequest(q=q))
+            assert [h["headline"] for h in answer["hits"]] == ["Council votes to close the old harbour bridge"], q
+        assert archive.search(SearchRequest(q="body:councillors"))["total"] == 0
+        record = archive.article(answer["hits"][0]["id"])
+        assert [c["photographer"] for c in record["captions"]] == ["Jane Smith", "Evan Vucci"]
+        assert record["source"] == "The Harbour Times" and record["language"] == "en"
+    finally:
+        archive.close()
+
+
+def test_a_site_template_language_gives_way_to_the_text_plainly_in_another():
+    german = GERMAN * 3  # enough text for the detection to be sure
+    article = read(page("", f"<article><h1>Stadtrat sperrt die alte Hafenbrücke</h1>{paragraphs_html(german)}</article>", lang="en-US"))
+    assert article.language == "de"
+
+
+def test_the_site_name_around_a_page_title_is_not_part_of_the_headline():
+    head = "<title>Council votes to close the old harbour bridge | The Harbour Times</title>" \
+        "<meta property='og:site_name' content='The Harbour Times'>"
+    article = read(page(head, f"<div class='logo'><h1>The Harbour Times</h1></div>{paragraphs_html()}"))
+    assert article.headline == "Council votes to close the old harbour bridge"
+    assert read(page("<title>Opinion | Bridge to close &#8211; at last</title>",
+                     f"<h1>Bridge to close – at last</h1>{paragraphs_html()}")).headline == "Bridge to close – at last"
+
+
+def test_a_page_without_a_stated_date_gets_the_one_its_url_carries():
+    head = "<link rel='canonical' href='https://harbour.example/2019/11/19/bridge-to-close/'>"
+    article = read(page(head, f"<article><h1>Bridge to close</h1>{paragraphs_html()}</article>"))
+    assert article.published == dt.date(2019, 11, 19) and article.date_inferred is False
+
+
+def test_a_body_split_into_blocks_around_ads_is_read_whole_but_the_next_story_is_not():
+    more = [p.replace("council", "committee") for p in STORY]
+    ad = "<div class='ad-slot'><p>Advertisement</p></div>"
+    chunks = "".join(f"<div class='article__body'>{paragraphs_html(part)}</div>{ad}" for part in (STORY[:2], STORY[2:], more))
+    next_story = "<article><h1>Ferry timetable changes again</h1><div class='article__body'>" + paragraphs_html(
+        [p.replace("bridge", "ferry") for p in STORY]) + "</div></article>"
+    body = f"<main><article><h1>Council votes to close the old harbour bridge</h1>{chunks}</article>{next_story}</main>"
+    article = read(page("", body))
+    assert article.paragraphs == STORY + more
+    assert "Advertisement" not in article.body and "ferry" not in article.body.lower()
