@@ -220,14 +220,16 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
-def tree_rss_bytes(pid: int) -> int:
-    """Resident memory (VmRSS) now, of a process and all its descendants."""
+def tree_pss_bytes(pid: int) -> int:
+    """Proportional memory (PSS) now, of a process and all its descendants: pages shared between forked
+    processes are counted once in all, not once per process as RSS would."""
     total = 0
     for p in _descendants(pid):
         try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
+            for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
                     total += int(line.split()[1]) * 1024
+                    break
         except OSError:
             pass
     return total

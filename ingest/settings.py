@@ -30,6 +30,7 @@ class Settings:
     index_procs: int = 2
     index_memory_mb: int = 256
     sqlite_busy_timeout_ms: int = 30_000
+    search_cache_mb: int = 128
 
     @property
     def archive_dir(self) -> Path:

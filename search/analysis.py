@@ -11,11 +11,13 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from whoosh import formats
 from whoosh.analysis import STOP_WORDS, Token
 from whoosh.analysis.acore import Composable
 from whoosh.lang.porter import stem as porter_stem
 
 TOKEN_PATTERN = r"[\w\*]+(\.?[\w\*]+)*"  # whoosh.analysis.tokenizers.default_pattern
+_WORDS = re.compile(r"[\w\*]+(?:\.?[\w\*]+)*", re.UNICODE)  # the same, without a group, for findall
 
 
 class NewsAnalyzer(Composable):
@@ -52,6 +54,27 @@ class NewsAnalyzer(Composable):
 
     def has_morph(self) -> bool:
         return self.stemming
+
+    def term_positions(self, value: str) -> dict[str, list[int]]:
+        """Each term of `value` with its positions: what indexing with positions needs, without Token objects."""
+        stem = self._stem
+        stops = self.stoplist
+        minsize = self.minsize
+        terms: dict[str, list[int]] = {}
+        pos = None
+        for index, word in enumerate(_WORDS.findall(value)):
+            word = word.lower()
+            if len(word) < minsize or word in stops:
+                continue
+            pos = index if pos is None else pos + 1
+            if stem is not None:
+                word = stem(word)
+            found = terms.get(word)
+            if found is None:
+                terms[word] = [pos]
+            else:
+                found.append(pos)
+        return terms
 
     def __call__(self, value, positions=False, chars=False, keeporiginal=False, removestops=True, start_pos=0,
                  start_char=0, tokenize=True, mode="", no_morph=False, **kwargs):
@@ -94,3 +117,17 @@ class NewsAnalyzer(Composable):
             token.stopped = False
             token.text = stem(text) if stem is not None else text
             yield token
+
+
+class FastPositions(formats.Positions):
+    """Whoosh's Positions format (same stored bytes), indexing through `NewsAnalyzer.term_positions`."""
+
+    def word_values(self, value, analyzer, **kwargs):
+        fast = getattr(analyzer, "term_positions", None)
+        if fast is None or kwargs.get("no_morph") or kwargs.get("nomorph") or kwargs.get("tokenize") is False:
+            yield from super().word_values(value, analyzer, **kwargs)
+            return
+        boost = self.field_boost
+        encode = self.encode
+        for word, positions in fast(value).items():
+            yield word, len(positions), len(positions) * boost, encode(positions)

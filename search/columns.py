@@ -17,7 +17,7 @@ from typing import Optional
 import numpy as np
 from whoosh.searching import Searcher
 
-from .engine import LENGTHS, Scored, SegmentEvaluator
+from .engine import LENGTHS, PostingsCache, Scored, SegmentEvaluator
 from .schema import FACETS, MISSING_TS, TEXT_FIELDS
 
 MISSING_INT64 = MISSING_TS
@@ -28,6 +28,27 @@ class FacetArrays:
     values: list[str]  # sorted
     docs: np.ndarray  # document numbers, grouped by value
     value_of: np.ndarray  # for each entry of docs, the index of its value
+    # The same pairs grouped by document: doc_values[doc_start[d]:doc_start[d + 1]] are document d's values.
+    doc_start: Optional[np.ndarray] = None
+    doc_values: Optional[np.ndarray] = None
+
+    def index_by_document(self, doc_count: int) -> None:
+        order = np.argsort(self.docs, kind="stable")
+        self.doc_values = self.value_of[order]
+        counts = np.bincount(self.docs, minlength=doc_count) if self.docs.size else np.zeros(doc_count, np.int64)
+        self.doc_start = np.concatenate([[0], np.cumsum(counts)])
+
+    def counts(self, matched: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """How many matched documents carry each value, walking whichever side is shorter."""
+        if self.doc_start is not None and matched.size * 4 < self.docs.size:
+            starts = self.doc_start[matched]
+            lengths = self.doc_start[matched + 1] - starts
+            total = int(lengths.sum())
+            if not total:
+                return np.zeros(len(self.values), dtype=np.int64)
+            offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+            return np.bincount(self.doc_values[offsets], minlength=len(self.values))
+        return np.bincount(self.value_of[mask[self.docs]], minlength=len(self.values))
 
 
 @dataclass
@@ -106,7 +127,8 @@ def _segment_key(reader) -> tuple:
 class SegmentCache:
     """Segment arrays keyed by segment, and merged views keyed by the set of segments, shared by threads."""
 
-    def __init__(self, max_views: int = 4) -> None:
+    def __init__(self, max_views: int = 4, postings_cache_bytes: int = 128 * 1024 * 1024) -> None:
+        self.postings = PostingsCache(postings_cache_bytes)
         self._segments: dict[tuple, SegmentArrays] = {}
         self._views: OrderedDict[tuple, "View"] = OrderedDict()
         self._max_views = max_views
@@ -135,7 +157,7 @@ class SegmentCache:
                         del self._segments[seg_key]
             else:
                 self._views.move_to_end(key)
-        return BoundView(view, searcher)
+        return BoundView(view, searcher, self.postings)
 
 
 class View:
@@ -167,14 +189,16 @@ class View:
             value_of = (np.repeat(np.arange(len(values), dtype=np.int64), [c.size for c in chunks])
                         if chunks else np.empty(0, np.int64))
             self.facets[facet] = FacetArrays(values, docs, value_of)
+            self.facets[facet].index_by_document(self.doc_count_all)
 
 
 class BoundView:
     """A view used by one searcher: matching, facet counts and ordering over its segments."""
 
-    def __init__(self, view: View, searcher: Searcher) -> None:
+    def __init__(self, view: View, searcher: Searcher, postings: Optional[PostingsCache] = None) -> None:
         self.view = view
         self.searcher = searcher
+        self.postings = postings
 
     def all_docs(self) -> np.ndarray:
         return self.view.live_docs
@@ -183,9 +207,10 @@ class BoundView:
         """(matching document numbers, their BM25F scores) over all segments."""
         leaves = self.searcher.subsearchers or [(self.searcher, 0)]
         ids, scores = [], []
-        for (leaf, offset), (arrays, arrays_offset) in zip(leaves, self.view.parts):
+        for (leaf, offset), (arrays, arrays_offset), key in zip(leaves, self.view.parts, self.view.segment_keys):
             assert offset == arrays_offset
-            result: Scored = SegmentEvaluator(self.searcher, leaf, leaf.reader(), arrays.lengths, arrays.live).evaluate(q)
+            result: Scored = SegmentEvaluator(self.searcher, leaf, leaf.reader(), arrays.lengths, arrays.live,
+                                              self.postings, key).evaluate(q)
             ids.append(result.ids + offset)
             scores.append(result.scores)
         if not ids:
@@ -205,7 +230,7 @@ class BoundView:
             if not fa.values or not matched.size:
                 out[facet] = []
                 continue
-            counts = np.bincount(fa.value_of[mask[fa.docs]], minlength=len(fa.values))
+            counts = fa.counts(matched, mask)
             order = np.argsort(-counts, kind="stable")[:size]
             out[facet] = [{"value": fa.values[i], "count": int(counts[i])} for i in order if counts[i] > 0]
         return out

@@ -66,6 +66,43 @@ def _decode_blocks(m: W3LeafMatcher) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(id_chunks), np.concatenate(weight_chunks)
 
 
+class PostingsCache:
+    """Decoded posting lists kept between queries, least recently used first out, within a byte budget.
+
+    Keys name a segment (its id and live document count), a field and a term; segments never change,
+    so an entry never goes stale, and a new segment simply has new keys. Popular words ("oil", "bank")
+    are then decoded once, not on every query. Shared by all request threads.
+    """
+
+    def __init__(self, max_bytes: int = 128 * 1024 * 1024) -> None:
+        from collections import OrderedDict
+        import threading
+
+        self.max_bytes = max_bytes
+        self._entries: "OrderedDict[tuple, tuple[np.ndarray, np.ndarray]]" = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple, reader, fieldname: str, text) -> tuple[np.ndarray, np.ndarray]:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+                return found
+        found = term_postings(reader, fieldname, text)
+        size = found[0].nbytes + found[1].nbytes
+        if size * 4 > self.max_bytes:
+            return found  # too big to be worth keeping
+        with self._lock:
+            if key not in self._entries:
+                self._entries[key] = found
+                self._bytes += size
+                while self._bytes > self.max_bytes and self._entries:
+                    _, (ids, weights) = self._entries.popitem(last=False)
+                    self._bytes -= ids.nbytes + weights.nbytes
+        return found
+
+
 def _byte_to_length_table() -> np.ndarray:
     from whoosh.util.numeric import byte_to_length
 
@@ -109,18 +146,25 @@ def _minus(a: Scored, b: Scored) -> Scored:
 class SegmentEvaluator:
     """Evaluates query trees on one segment; statistics (idf, average lengths) come from the whole index."""
 
-    def __init__(self, top_searcher, leaf_searcher, reader, lengths: dict[str, np.ndarray], live: Optional[np.ndarray]):
+    def __init__(self, top_searcher, leaf_searcher, reader, lengths: dict[str, np.ndarray], live: Optional[np.ndarray],
+                 cache: Optional[PostingsCache] = None, segment_key: tuple = ()):
         self.top = top_searcher
         self.leaf = leaf_searcher
         self.reader = reader
         self.lengths = lengths
         self.live = live  # boolean array, or None when the segment has no deletions
         self.doc_count = reader.doc_count_all()
+        self.cache = cache
+        self.segment_key = segment_key
 
     # -- scoring ---------------------------------------------------------------------------------------
 
     def _term(self, fieldname: str, text, boost: float) -> Scored:
-        ids, weights = term_postings(self.reader, fieldname, text)
+        if self.cache is not None:
+            key_text = text if isinstance(text, str) else text.decode("utf-8", "surrogateescape")
+            ids, weights = self.cache.get((self.segment_key, fieldname, key_text), self.reader, fieldname, text)
+        else:
+            ids, weights = term_postings(self.reader, fieldname, text)
         if not ids.size:
             return Scored(EMPTY_IDS, EMPTY_SCORES)
         field = self.reader.schema[fieldname]

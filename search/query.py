@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Optional
 
 import numpy as np
@@ -11,6 +12,7 @@ from whoosh import qparser, query
 from whoosh.searching import Searcher
 
 from .columns import SegmentCache
+from .schema import build_schema
 from .request import BadRequest, SearchRequest
 from .schema import FACETS
 
@@ -68,6 +70,21 @@ def parse_user_query(schema, text: str) -> Optional[query.Query]:
     text = text.strip()
     if not text:
         return None
+    if schema.names() == _SCHEMA_NAMES:
+        return _parse_cached(text)  # the same text always parses to the same query
+    return _parse(schema, text)
+
+
+_SCHEMA = build_schema()
+_SCHEMA_NAMES = _SCHEMA.names()
+
+
+@lru_cache(maxsize=2048)
+def _parse_cached(text: str) -> Optional[query.Query]:
+    return _parse(_SCHEMA, text)
+
+
+def _parse(schema, text: str) -> Optional[query.Query]:
     text = _rewrite_fields(text)
     _check_wildcards(text)
     try:

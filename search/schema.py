@@ -5,7 +5,7 @@ from __future__ import annotations
 from whoosh import analysis, columns
 from whoosh.fields import COLUMN, ID, KEYWORD, NUMERIC, TEXT, Schema
 
-from .analysis import NewsAnalyzer
+from .analysis import FastPositions, NewsAnalyzer
 
 # Facet values are joined with this separator inside one field value, so a value may hold commas.
 FACET_SEPARATOR = "\x1f"
@@ -20,6 +20,11 @@ def _facet_field() -> KEYWORD:
     return field
 
 
+def _fast(field: TEXT) -> TEXT:
+    field.format = FastPositions(field_boost=field.format.field_boost)
+    return field
+
+
 def build_schema() -> Schema:
     """The archive's schema: headline weighs more than captions, captions more than body."""
     stemmed = NewsAnalyzer()  # the tokens of analysis.StemmingAnalyzer(), in one pass
@@ -27,14 +32,14 @@ def build_schema() -> Schema:
     return Schema(
         id=ID(stored=True, unique=True),
         # spelling=True also indexes the unstemmed words, the vocabulary of "did you mean".
-        headline=TEXT(analyzer=stemmed, field_boost=3.0, spelling=True),
-        body=TEXT(analyzer=stemmed),
-        caption=TEXT(analyzer=stemmed, field_boost=1.5, spelling=True),
-        credit=TEXT(analyzer=plain, phrase=True),
-        source=TEXT(analyzer=plain, phrase=True),
-        place=TEXT(analyzer=plain, phrase=True),
-        byline=TEXT(analyzer=plain, phrase=True),
-        dateline=TEXT(analyzer=plain, phrase=True),
+        headline=_fast(TEXT(analyzer=stemmed, field_boost=3.0, spelling=True)),
+        body=_fast(TEXT(analyzer=stemmed)),
+        caption=_fast(TEXT(analyzer=stemmed, field_boost=1.5, spelling=True)),
+        credit=_fast(TEXT(analyzer=plain, phrase=True)),
+        source=_fast(TEXT(analyzer=plain, phrase=True)),
+        place=_fast(TEXT(analyzer=plain, phrase=True)),
+        byline=_fast(TEXT(analyzer=plain, phrase=True)),
+        dateline=_fast(TEXT(analyzer=plain, phrase=True)),
         # Exact values for facets and filters.
         source_facet=_facet_field(),
         credit_facet=_facet_field(),

@@ -35,3 +35,16 @@ def test_it_pickles_with_the_schema():
     analyzer = pickle.loads(pickle.dumps(NewsAnalyzer()))
     assert [t.text for t in analyzer("refugees fled")] == [t.text for t in StemmingAnalyzer()("refugees fled")]
     assert analyzer == NewsAnalyzer() and analyzer.has_morph()
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_indexed_postings_are_the_same_as_whoosh_positions(text):
+    from whoosh.formats import Positions
+
+    from search.analysis import FastPositions
+
+    for analyzer, reference in ((NewsAnalyzer(), StemmingAnalyzer()),
+                                (NewsAnalyzer(stoplist=None, stemming=False), StandardAnalyzer(stoplist=None))):
+        ours = sorted(FastPositions(field_boost=3.0).word_values(text, analyzer))
+        theirs = sorted(Positions(field_boost=3.0).word_values(text, reference))
+        assert ours == theirs
