@@ -132,7 +132,7 @@ class IndexFeeder:
     """
 
     def __init__(self, sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1, memory_mb: int = 256,
-                 commit_docs: int = 20_000) -> None:
+                 commit_docs: int = 100_000) -> None:
         self.sessions = sessions
         self.index = index
         self.procs = procs

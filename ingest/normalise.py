@@ -73,7 +73,6 @@ _MOJIBAKE_HINT = re.compile(
     "\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]"
 )
 _CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u200b\u200e\u200f\u2028\u2029\ufeff\ufffe]")
-_SPACES = re.compile("[ \t\f\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+")
 
 
 def fix_mojibake(text: str) -> str:
@@ -114,8 +113,9 @@ def safe_text(text: str | None) -> str | None:
 
 
 def collapse(text: str) -> str:
-    """One line with single spaces: for headlines, captions and paragraphs."""
-    return " ".join(_SPACES.sub(" ", text).split())
+    """One line with single spaces: for headlines, captions and paragraphs (str.split knows every Unicode
+    space: no-break, thin, ideographic ...)."""
+    return " ".join(text.split())
 
 
 _BLANK_LINE = re.compile(r"\n[ \t\f\u00a0]*\n\s*")

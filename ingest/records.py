@@ -44,19 +44,49 @@ class ArticleData:
     source_line: Optional[int] = None
     # Source names the text itself carries ("(The Associated Press)" after a caption), weaker than metadata.
     source_hints: list[str] = field(default_factory=list)
+    # Computed once by `prepare()` (in the parsing process, so the storing process has less to do).
+    _digest: Optional[str] = field(default=None, repr=False, compare=False)
+    _published: Optional[tuple] = field(default=None, repr=False, compare=False)
 
     @property
     def body(self) -> str:
         return "\n\n".join(self.paragraphs)
 
+    def prepare(self) -> "ArticleData":
+        """Make every text storable and compute the content hash and publication fields now."""
+        from .normalise import safe_text
+
+        self.headline = safe_text(self.headline)
+        self.paragraphs = [safe_text(p) for p in self.paragraphs]
+        for name in ("source", "byline", "dateline", "url", "language"):
+            setattr(self, name, safe_text(getattr(self, name)))
+        for caption in self.captions:
+            caption.text, caption.credit = safe_text(caption.text), safe_text(caption.credit)
+            caption.photographer, caption.agency = safe_text(caption.photographer), safe_text(caption.agency)
+        for place in self.places:
+            place.name = safe_text(place.name)
+        self._digest = self._compute_digest()
+        self._published = self._compute_published()
+        return self
+
+    @property
+    def prepared(self) -> bool:
+        return self._digest is not None
+
     @property
     def content_sha256(self) -> str:
         """Hash of the normalised headline and body: equal for the same story stored twice."""
+        return self._digest if self._digest is not None else self._compute_digest()
+
+    def _compute_digest(self) -> str:
         key = " ".join(self.headline.split()).casefold() + "\n\n" + " ".join(self.body.split()).casefold()
         return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
     def published_fields(self) -> tuple[Optional[str], Optional[dt.date], Optional[dt.datetime]]:
         """(ISO text as stated, the article's own day, the UTC instant without tzinfo) for `published`."""
+        return self._published if self._published is not None else self._compute_published()
+
+    def _compute_published(self) -> tuple[Optional[str], Optional[dt.date], Optional[dt.datetime]]:
         value = self.published
         if value is None:
             return None, None, None

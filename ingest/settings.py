@@ -28,7 +28,7 @@ class Settings:
     ingest_batch_articles: int = 500
     ingest_workers: int = 0  # parser processes; 0 means one per CPU
     index_procs: int = 2
-    index_memory_mb: int = 256
+    index_memory_mb: int = 768
     sqlite_busy_timeout_ms: int = 30_000
     search_cache_mb: int = 128
 

@@ -9,7 +9,6 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from .models import Article, Caption, Place, Source, article_places, utcnow
-from .normalise import safe_text
 from .records import ArticleData
 
 MAX_HEADLINE_CHARS = 2000
@@ -62,21 +61,23 @@ class ArticleStore:
         rows = []
         sources = []
         for digest, a in fresh:
+            if not a.prepared:  # readers prepare articles; this is for articles built some other way
+                a.prepare()
             published, day, utc = a.published_fields()
-            source = safe_text(a.source[:200]) if a.source else None
+            source = a.source[:200] if a.source else None
             sources.append(source)
             rows.append({
-                "headline": safe_text(a.headline[:MAX_HEADLINE_CHARS]),
-                "body": safe_text(a.body),
+                "headline": a.headline[:MAX_HEADLINE_CHARS],
+                "body": a.body,
                 "published": published,
                 "published_day": day,
                 "published_utc": utc,
                 "date_inferred": a.date_inferred,
                 "source_id": self._source_id(session, source) if source else None,
-                "byline": safe_text(a.byline),
-                "dateline": safe_text(a.dateline[:200]) if a.dateline else None,
-                "url": safe_text(a.url),
-                "language": safe_text(a.language[:16]) if a.language else None,
+                "byline": a.byline,
+                "dateline": a.dateline[:200] if a.dateline else None,
+                "url": a.url,
+                "language": a.language[:16] if a.language else None,
                 "content_sha256": digest,
                 "original_file": original_file,
                 "ingest_file_id": ingest_file_id,
@@ -91,13 +92,12 @@ class ArticleStore:
         for article_id, row, source, (_, a) in zip(ids, rows, sources, fresh):
             captions = []
             for position, c in enumerate(a.captions):
-                caption = {"article_id": article_id, "position": position, "text": safe_text(c.text),
-                           "credit": safe_text(c.credit),
-                           "photographer": safe_text(c.photographer[:200]) if c.photographer else None,
-                           "agency": safe_text(c.agency[:100]) if c.agency else None}
+                caption = {"article_id": article_id, "position": position, "text": c.text, "credit": c.credit,
+                           "photographer": c.photographer[:200] if c.photographer else None,
+                           "agency": c.agency[:100] if c.agency else None}
                 caption_rows.append(caption)
                 captions.append((caption["text"], caption["credit"], caption["photographer"], caption["agency"]))
-            names = list(dict.fromkeys(safe_text(p.name[:200]) for p in a.places if p.name))
+            names = list(dict.fromkeys(p.name[:200] for p in a.places if p.name))
             places = {p.name: p for p in a.places}
             for name in names:
                 place = places.get(name)

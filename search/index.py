@@ -27,15 +27,18 @@ CURRENT = "current"
 
 
 class ArchiveCodec(W3Codec):
-    """Whoosh's W3 codec with 512 postings per block instead of 128 and no per-block length statistics.
+    """Whoosh's W3 codec with 512 postings per block instead of 128, zlib level 1 instead of 3, and no
+    per-block length statistics.
 
     The statistics only serve Whoosh's block-skipping top-N collector, which the NumPy engine does not
-    use; without them, and with fewer blocks to pickle and compress, indexing is about 20% faster.
+    use. Measured on Reuters articles in one process: fewer, larger blocks and no statistics make indexing
+    about 20% faster; zlib level 1 another 15%, for an index 4% larger (no compression would be 50%
+    faster still, but the index nearly three times as large).
     """
 
     length_stats = False
 
-    def __init__(self, blocklimit: int = 512, compression: int = 3, inlinelimit: int = 1) -> None:
+    def __init__(self, blocklimit: int = 512, compression: int = 1, inlinelimit: int = 1) -> None:
         super().__init__(blocklimit=blocklimit, compression=compression, inlinelimit=inlinelimit)
 
 

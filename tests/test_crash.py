@@ -36,7 +36,7 @@ def fill_inbox(inbox, rng):
             f"Story {i} headline\n\nParagraph one of story {i} about the harbour.\n\nParagraph two of story {i}.\n")
         expected_articles += 1
     (inbox / "copy-of-story-03.txt").write_bytes((inbox / "story-03.txt").read_bytes())
-    for f in range(20):
+    for f in range(30):
         lines = [json.dumps({"title": f"Feed {f} item {n}", "date": "2015-01-30",
                              "body": f"Item {n} of feed {f}. " + " ".join(rng.choice(["oil", "rail", "port", "bank"])
                                                                           for _ in range(200))})
@@ -82,7 +82,7 @@ def test_killed_ingesters_lose_nothing_and_double_nothing(migrated, inbox):
         attempts += 1
         if not any(inbox.iterdir()):
             break
-        kills += run_ingest(migrated, kill_after=rng.uniform(0.5, 3.0))
+        kills += run_ingest(migrated, kill_after=rng.uniform(0.4, 1.8))
     run_ingest(migrated)  # the last run goes to the end
     assert kills >= KILLS, f"only {kills} kills landed mid-run in {attempts} attempts"
     print(f"\n{kills} SIGKILLs landed mid-run in {attempts} attempts")

@@ -185,7 +185,7 @@ def parse_unit(unit: Unit, limits: Limits | None = None) -> ArticleData:
     else:
         raise InputError(f"unknown format {unit.format!r}")
     article.source_line = unit.line
-    return enrich(article)
+    return enrich(article).prepare()
 
 
 def read_bytes(data: bytes, name: str = "", limits: Limits | None = None) -> list[ArticleData]:
