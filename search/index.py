@@ -21,6 +21,7 @@ import whoosh.index
 from whoosh.codec.whoosh3 import W3Codec
 from whoosh.index import Index
 
+from .pool import GroupingMultiSegmentWriter, GroupingSegmentWriter
 from .schema import build_schema
 
 CURRENT = "current"
@@ -228,7 +229,9 @@ def _abandon(writer) -> None:
 def _writer(ix: Index, procs: int, memory_mb: int, lock_timeout_s: float):
     # compound=False keeps each segment's files apart: readers then read them from disk (page cache),
     # where a compound file is copied whole into every reader's memory by Whoosh.
+    # The writers are Whoosh's own with a posting pool that groups by term (search/pool.py), which spares
+    # them the sorting and spilling of every posting.
     if procs > 1:
-        return ix.writer(procs=procs, multisegment=True, limitmb=max(32, memory_mb // procs), timeout=lock_timeout_s,
-                         compound=False, codec=ArchiveCodec())
-    return ix.writer(limitmb=memory_mb, timeout=lock_timeout_s, compound=False, codec=ArchiveCodec())
+        return GroupingMultiSegmentWriter(ix, procs=procs, limitmb=max(32, memory_mb // procs),
+                                          timeout=lock_timeout_s, compound=False, codec=ArchiveCodec())
+    return GroupingSegmentWriter(ix, limitmb=memory_mb, timeout=lock_timeout_s, compound=False, codec=ArchiveCodec())
