@@ -91,6 +91,16 @@ def _looks_like_person(name: str) -> bool:
 _PARTICLES = {"de", "da", "di", "van", "von", "der", "den", "al", "el", "bin", "la", "le", "du", "dos", "das"}
 
 
+def _could_be_photographer(name: str) -> bool:
+    """A person's name as credits write it: one to five words, not a role ("File", "Staff"), and starting like a
+    name, not like a phrase or an organisation ("the family", "The New York Times")."""
+    words = name.split()
+    if not words or len(words) > 5 or name.casefold() in _NOT_A_NAME or not _NAME.match(name):
+        return False
+    first = words[0]
+    return (first[:1].isupper() or first in _PARTICLES) and first.casefold() not in ("the", "a", "an")
+
+
 def _tidy_name(name: str) -> str:
     name = collapse(name).strip(" .,;:-")
     if name.isupper() and len(name) > 3:
@@ -123,7 +133,7 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
         if re.fullmatch(r"[A-Z]{2,6}", part.strip()):
             continue  # a single acronym ("NASA", "STF") names an organisation or a role, not a photographer
         name = _tidy_name(part)
-        if photographer is None and name.casefold() not in _NOT_A_NAME and _NAME.match(name) and len(name.split()) <= 5:
+        if photographer is None and _could_be_photographer(name):
             photographer = name
     # "AFP via Getty Images": the agency that made the picture, not the one distributing it.
     makers = [a for a in agencies if a.short not in _DISTRIBUTORS]

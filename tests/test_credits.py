@@ -24,6 +24,16 @@ def test_credits_split_into_photographer_and_agency(credit, photographer, agency
     assert parse_credit(credit) == (photographer, agency)
 
 
+@pytest.mark.parametrize("credit, photographer, agency", [
+    ("Courtesy of the family", None, None),
+    ("John Smith/The New York Times", "John Smith", None),
+    ("The New York Times", None, None),
+    ("Photo by de la Cruz/AFP", "de la Cruz", "AFP"),
+])
+def test_only_a_name_is_taken_for_the_photographer(credit, photographer, agency):
+    assert parse_credit(credit) == (photographer, agency)
+
+
 @pytest.mark.parametrize("text", ["Reuters", "AP", "The Associated Press", "Barack Obama", "2015", "see below"])
 def test_a_wire_sign_off_or_a_name_is_not_a_photo_credit(text):
     assert not is_credit(text)
