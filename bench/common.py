@@ -77,6 +77,22 @@ def headline_queries(count: int = 96, seed: int = 20061020, sample: int = 20000)
     return queries
 
 
+def query_mix(count: int = 96, seed: int = 20061020, sample: int = 20000) -> list[tuple[str, str]]:
+    """(kind, text): a quarter each of single words and word pairs from Reuters headlines, Reuters headlines
+    pasted whole, and the judged natural-language questions of bench/relevance/questions.json."""
+    rng = random.Random(seed)
+    quarter = count // 4
+    words = headline_queries(2 * quarter, seed=seed, sample=sample)
+    titles = [json.loads(line).get("title") or "" for line in reuters_lines(sample)]
+    pasted = rng.sample([t for t in titles if len(t.split()) >= 4], quarter)
+    questions = [q["question"] for q in json.loads((ROOT / "bench" / "relevance" / "questions.json").read_text())]
+    asked = rng.sample(questions, min(quarter, len(questions)))
+    mix = ([("word" if " " not in w else "pair", w) for w in words] + [("headline", t) for t in pasted]
+           + [("question", q) for q in asked])
+    rng.shuffle(mix)
+    return mix
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

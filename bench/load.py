@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 
-from .common import (ROOT, Server, archive_env, headline_queries, machine, newsarchive, percentile, require_corpus,
+from .common import (ROOT, Server, archive_env, machine, newsarchive, percentile, query_mix, require_corpus,
                      reuters_lines, today, update_benchmarks, write_feed)
 
 
@@ -38,7 +38,7 @@ def main() -> int:
     newsarchive(home / "archive", "ingest", str(base_feed))
     before = json.loads(newsarchive(home / "archive", "stats", "--json").stdout)
 
-    queries = headline_queries()
+    queries = [text for _, text in query_mix()]
     server = Server(home / "archive", threads=args.clients)
     latencies: list[float] = []
     finished: list[float] = []  # when each of those requests finished
@@ -116,8 +116,8 @@ def main() -> int:
     update_benchmarks("load", f"""## Search under load while ingesting
 
 `make bench-load` (`python -m bench.load --base {args.base} --add {args.add} --clients {args.clients} --seconds {args.seconds:.0f}`),
-{today()}, {machine()}. SQLite store. {args.clients} keep-alive clients query `/api/search` (one- and two-word
-headline queries, all four facets) for {args.seconds:.0f} s (or until the ingest ends, if later) while
+{today()}, {machine()}. SQLite store. {args.clients} keep-alive clients query `/api/search` (the mixed queries of bench.speed: words, pairs, pasted
+headlines and questions, all four facets) for {args.seconds:.0f} s (or until the ingest ends, if later) while
 `newsarchive ingest` adds Reuters articles to an archive of {before['articles']:,}; the ingest starts with the clients. Result: **{'pass' if ok else 'FAIL'}**.
 
 | measure | value |

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from search.columns import SegmentCache
 from search.highlight import best_snippet
-from search.index import ArchiveIndex, IndexMissing
+from search.index import ArchiveIndex, IndexMissing, empty_index
 from search.query import ArchiveSearcher
 from search.request import SearchRequest
 
@@ -24,6 +24,9 @@ from .db import make_engine, make_sessionmaker
 from .models import Article, Caption, Source
 from .settings import Settings
 from .stats import sql_counts
+
+
+NOT_BUILT = "(no index built yet)"
 
 
 class Archive:
@@ -53,18 +56,28 @@ class Archive:
 
     def searcher(self) -> ArchiveSearcher:
         """This thread's searcher, reopened only when the index has changed since it was opened."""
-        generation = self.index.generation()
+        built = self.index.current_path() is not None
+        # An archive nothing was ever indexed into answers from an empty index rather than an error; the
+        # read side never creates the real one (the ingester does, so two creators never race).
+        generation = self.index.generation() if built else NOT_BUILT
         state = getattr(self._local, "state", None)
         if state is not None and state[0] == generation and generation is not None:
             return state[1]
         if state is not None:
             self._retire(state[2])
-        whoosh_searcher = self.index.open().searcher()
+        if not built and self._any_indexed():
+            raise IndexMissing(f"the search index at {self.index.root} is missing although articles were "
+                               f"indexed; run `newsarchive reindex`")
+        whoosh_searcher = (self.index.open() if built else empty_index()).searcher()
         with self._lock:
             self._searchers.append(whoosh_searcher)
-        archive_searcher = ArchiveSearcher(whoosh_searcher, self.cache)
+        archive_searcher = ArchiveSearcher(whoosh_searcher, self.cache, self.settings.search_engine, self._texts)
         self._local.state = (generation, archive_searcher, whoosh_searcher)
         return archive_searcher
+
+    def _any_indexed(self) -> bool:
+        with self.engine.connect() as connection:
+            return connection.execute(select(Article.id).where(Article.indexed.is_(True)).limit(1)).first() is not None
 
     def _retire(self, whoosh_searcher) -> None:
         with self._lock:
@@ -112,11 +125,20 @@ class Archive:
             "hits": hits,
             "facets": found.facets,
             "suggestion": found.suggestion,
+            "corrected": found.corrected,
+            "match": found.match,
+            "notices": found.notices,
             "sort": request.sort,
             "filters": request.filters,
             "from": request.date_from.isoformat() if request.date_from else None,
             "to": request.date_to.isoformat() if request.date_to else None,
         }
+
+    def _texts(self, ids: list[str]) -> list[str]:
+        """Headline, body and captions of articles by id (for relevance feedback), in the order asked."""
+        wanted = [int(i) for i in ids]
+        rows = self._hit_rows(wanted)
+        return [f"{rows[i]['headline']}\n{rows[i]['body']}\n{rows[i]['captions']}" if i in rows else "" for i in wanted]
 
     def _hit_rows(self, ids: list[int]) -> dict[int, dict]:
         if not ids:

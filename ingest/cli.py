@@ -168,9 +168,14 @@ def search_command(query: tuple[str, ...], as_json: bool, limit: int) -> None:
     if as_json:
         click.echo(json.dumps(answer, ensure_ascii=False))
         return
-    click.echo(f"{answer['total']} result(s) for {text!r}" if text else f"{answer['total']} article(s)")
-    if answer["suggestion"]:
-        click.echo(f"did you mean: {answer['suggestion']}")
+    for notice in answer["notices"]:
+        click.echo(f"note: {notice}")
+    if answer["corrected"]:
+        click.echo(f"no results for {text!r}; showing {answer['total']} result(s) for {answer['suggestion']!r}")
+    else:
+        click.echo(f"{answer['total']} result(s) for {text!r}" if text else f"{answer['total']} article(s)")
+        if answer["suggestion"]:
+            click.echo(f"did you mean: {answer['suggestion']}")
     for hit in answer["hits"]:
         snippet = re.sub(r"</?mark>", "", hit["snippet"])
         from html import unescape

@@ -10,27 +10,27 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from search.index import ArchiveIndex
-from search.schema import FACET_SEPARATOR
+from search.internals import abandon_writer, open_writer
+from search.schema import CaptionFields, IndexDocument
 
 from .models import Article, Caption, Place, Source, article_places
 from .store import StoredArticle
 
-_EPOCH = dt.datetime(1970, 1, 1)
 SYNC_BATCH = 5000
 # Below this many documents one process writes faster than starting helper processes.
 PARALLEL_MIN_DOCS = 2000
 
 
-def article_docs(session: Session, ids: list[int]) -> list[dict]:
-    """The Whoosh documents for these article ids, read from SQL, in id order."""
+def article_docs(session: Session, ids: list[int]) -> list[IndexDocument]:
+    """The index documents for these article ids, read from SQL, in id order."""
     if not ids:
         return []
-    captions: dict[int, list] = defaultdict(list)
+    captions: dict[int, list[CaptionFields]] = defaultdict(list)
     for row in session.execute(
         select(Caption.article_id, Caption.text, Caption.credit, Caption.photographer, Caption.agency)
         .where(Caption.article_id.in_(ids)).order_by(Caption.article_id, Caption.position)
     ):
-        captions[row.article_id].append((row.text, row.credit, row.photographer, row.agency))
+        captions[row.article_id].append(CaptionFields(row.text, row.credit, row.photographer, row.agency))
     places: dict[int, list[str]] = defaultdict(list)
     for article_id, name in session.execute(
         select(article_places.c.article_id, Place.name).join(Place, Place.id == article_places.c.place_id)
@@ -39,57 +39,25 @@ def article_docs(session: Session, ids: list[int]) -> list[dict]:
         places[article_id].append(name)
     docs = []
     for row in session.execute(
-        select(Article.id, Article.headline, Article.body, Article.byline, Article.dateline,
+        select(Article.id, Article.headline, Article.body, Article.byline, Article.dateline, Article.url,
                Article.published_day, Article.published_utc, Source.name.label("source"))
         .outerjoin(Source, Source.id == Article.source_id).where(Article.id.in_(ids)).order_by(Article.id)
     ):
-        docs.append(make_doc(row.id, row.headline, row.body, row.byline, row.dateline, row.published_day,
-                             row.published_utc, row.source, captions.get(row.id, []), places.get(row.id, [])))
+        docs.append(IndexDocument(
+            id=row.id, headline=row.headline, body=row.body, captions=tuple(captions.get(row.id, ())),
+            source=row.source, places=tuple(places.get(row.id, ())), byline=row.byline, dateline=row.dateline,
+            url=row.url, day=row.published_day, published_utc=row.published_utc))
     return docs
 
 
-def stored_doc(stored: StoredArticle) -> dict:
-    """The Whoosh document of an article just written, from what was written (no SQL read back)."""
+def stored_doc(stored: StoredArticle) -> IndexDocument:
+    """The index document of an article just written, from what was written (no SQL read back)."""
     row = stored.row
-    return make_doc(stored.id, row["headline"], row["body"], row["byline"], row["dateline"], row["published_day"],
-                    row["published_utc"], stored.source, stored.captions, stored.places)
-
-
-def credit_value(photographer: Optional[str], agency: Optional[str], credit: Optional[str]) -> Optional[str]:
-    """What a caption adds to the credit facet: the photographer, else the agency, else the credit text."""
-    return photographer or agency or credit or None
-
-
-def make_doc(article_id: int, headline: str, body: str, byline: Optional[str], dateline: Optional[str],
-             day: Optional[dt.date], utc: Optional[dt.datetime], source: Optional[str],
-             captions: list[tuple], places: list[str]) -> dict:
-    """One article as a Whoosh document; `captions` are (text, credit, photographer, agency)."""
-    doc = {"id": str(article_id), "headline": headline or "", "body": body or ""}
-    if captions:
-        doc["caption"] = "\n".join(text for text, _, _, _ in captions)
-        credits = [credit for _, credit, _, _ in captions if credit]
-        names = [photographer for _, _, photographer, _ in captions if photographer]
-        if credits or names:
-            doc["credit"] = "\n".join(dict.fromkeys(credits + names))
-        facet = list(dict.fromkeys(v for _, c, p, a in captions if (v := credit_value(p, a, c))))
-        if facet:
-            doc["credit_facet"] = FACET_SEPARATOR.join(facet)
-    if source:
-        doc["source"] = source
-        doc["source_facet"] = source
-    if places:
-        doc["place"] = "\n".join(places)
-        doc["place_facet"] = FACET_SEPARATOR.join(places)
-    if byline:
-        doc["byline"] = byline
-    if dateline:
-        doc["dateline"] = dateline
-    if day is not None:
-        doc["day"] = day.year * 10000 + day.month * 100 + day.day
-        doc["year_facet"] = str(day.year)
-    if utc is not None:
-        doc["published_ts"] = int((utc - _EPOCH).total_seconds())
-    return doc
+    return IndexDocument(
+        id=stored.id, headline=row["headline"], body=row["body"],
+        captions=tuple(CaptionFields(*c) for c in stored.captions), source=stored.source,
+        places=tuple(stored.places), byline=row["byline"], dateline=row["dateline"], url=row["url"],
+        day=row["published_day"], published_utc=row["published_utc"])
 
 
 def sync_pending(sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1, memory_mb: int = 256,
@@ -151,7 +119,7 @@ class IndexFeeder:
         if self._writer is None:
             self._open(parallel)
         for item in stored:
-            self._writer.add_document(**stored_doc(item))
+            self._writer.add_document(**stored_doc(item).fields())
         self._file_docs += len(stored)
 
     def file_committed(self, ingest_file_id: int) -> None:
@@ -175,8 +143,6 @@ class IndexFeeder:
         return docs
 
     def _open(self, parallel: bool) -> None:
-        from search.index import open_writer
-
         lock = self.index.lock()
         lock.__enter__()
         try:
@@ -191,8 +157,6 @@ class IndexFeeder:
         self._lock = lock
 
     def _close(self, commit: bool) -> None:
-        from search.index import abandon_writer
-
         if self._writer is None:
             return
         writer, self._writer = self._writer, None
@@ -227,7 +191,7 @@ def _mark_all_pending(sessions: sessionmaker) -> None:
         session.execute(update(Article).where(Article.indexed.is_(True)).values(indexed=False))
 
 
-def iter_all_docs(sessions: sessionmaker, chunk: int = 2000, upto: Optional[list[int]] = None) -> Iterator[dict]:
+def iter_all_docs(sessions: sessionmaker, chunk: int = 2000, upto: Optional[list[int]] = None) -> Iterator[IndexDocument]:
     """Every article as a document, in id order, read in chunks so memory stays flat; records the last id read."""
     last = 0
     while True:

@@ -31,6 +31,7 @@ class Settings:
     index_memory_mb: int = 768
     sqlite_busy_timeout_ms: int = 30_000
     search_cache_mb: int = 128
+    search_engine: str = "auto"  # auto, numpy or whoosh (search/engine.py)
 
     @property
     def archive_dir(self) -> Path:
@@ -65,7 +66,11 @@ class Settings:
                         numbers[f.name] = int(raw.replace("_", ""))
                     except ValueError:
                         raise SettingsError(f"{ENV_PREFIX}{f.name.upper()} must be a whole number, not {raw!r}")
-        return cls(home=home, database_url=database_url, index_dir=index_dir, inbox=inbox, **numbers, **overrides)
+        engine = overrides.pop("search_engine", None) or get("search_engine") or "auto"
+        if engine not in ("auto", "numpy", "whoosh"):
+            raise SettingsError(f"{ENV_PREFIX}SEARCH_ENGINE must be auto, numpy or whoosh, not {engine!r}")
+        return cls(home=home, database_url=database_url, index_dir=index_dir, inbox=inbox, search_engine=engine,
+                   **numbers, **overrides)
 
     def ensure_dirs(self) -> None:
         """Create the data folders (home, inbox, archive, failed, index parent) if missing."""
@@ -88,4 +93,6 @@ def documented_settings() -> list[tuple[str, str]]:
     for f in dataclasses.fields(Settings):
         if f.type == "int":
             rows.append((ENV_PREFIX + f.name.upper(), f"{f.default:_}"))
+        elif f.type == "str" and f.name != "database_url":
+            rows.append((ENV_PREFIX + f.name.upper(), f.default))
     return rows

@@ -1,10 +1,11 @@
-"""Per-segment arrays for facets, field lengths and date sorting, read once per segment and shared by all searchers.
+"""Per-segment arrays for facets, field lengths, days and date sorting, read once per segment and shared.
 
 Whoosh segments never change once written (deletions aside), so each segment's facet postings, field
-lengths and date column are read into NumPy arrays once, keyed by segment id and live document count.
-A searcher's view lists its segments' arrays with their document offsets. Counting facets is then a
-`bincount` over the matched documents, and sorting by date an `argpartition`, with no Python loop over
-matches.
+lengths and date columns are read into NumPy arrays once, keyed by segment id and live document count.
+A searcher's view lays its segments' arrays end to end at their document offsets. Counting facets is
+then a `bincount` over the matched documents, filtering by date a comparison, and sorting by date an
+`argpartition`, with no Python loop over matches. The arrays come through search/internals.py's fast
+paths where they apply, else through Whoosh's public API (slower, same values).
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ from typing import Optional
 import numpy as np
 from whoosh.searching import Searcher
 
-from .engine import LENGTHS, PostingsCache, Scored, SegmentEvaluator
-from .schema import FACETS, MISSING_TS, TEXT_FIELDS
-
-MISSING_INT64 = MISSING_TS
+from . import internals
+from .engine import LENGTHS, NumpyEngine, PostingsCache, WhooshEngine
+from .schema import FACETS, MISSING_DAY, MISSING_TS, TEXT_FIELDS
 
 
 @dataclass
@@ -50,12 +50,34 @@ class FacetArrays:
             return np.bincount(self.doc_values[offsets], minlength=len(self.values))
         return np.bincount(self.value_of[mask[self.docs]], minlength=len(self.values))
 
+    def mask_of(self, values: list[str], doc_count: int) -> np.ndarray:
+        """True for the documents that carry any of `values`."""
+        mask = np.zeros(doc_count, dtype=bool)
+        for value in values:
+            i = _index_of(self.values, value)
+            if i is not None:
+                start, stop = np.searchsorted(self.value_of, [i, i + 1])
+                mask[self.docs[start:stop]] = True
+        return mask
+
+
+def _index_of(values: list[str], value: str) -> Optional[int]:
+    lo, hi = 0, len(values)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if values[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < len(values) and values[lo] == value else None
+
 
 @dataclass
 class SegmentArrays:
     doc_count: int
     live: Optional[np.ndarray]  # bool per local document, None when nothing is deleted
-    published_ts: np.ndarray  # int64 per local document; MISSING_INT64 when undated
+    published_ts: np.ndarray  # int64 per local document; MISSING_TS when undated
+    day: np.ndarray  # int64 yyyymmdd per local document; MISSING_DAY when undated
     lengths: dict[str, np.ndarray]  # field -> length per local document
     facets: dict[str, FacetArrays]
 
@@ -64,58 +86,45 @@ def _read_segment(reader) -> SegmentArrays:
     count = reader.doc_count_all()
     live = None
     if reader.has_deletions():
-        live = np.ones(count, dtype=bool)
-        live[np.fromiter(reader.deleted_docs(), dtype=np.int64)] = False
+        live = np.zeros(count, dtype=bool)
+        live[np.fromiter(reader.all_doc_ids(), dtype=np.int64)] = True
     ts = _numeric_column(reader, "published_ts", count, ">i8", MISSING_TS)
-    lengths = {field: LENGTHS[_length_bytes(reader, field, count)] for field in TEXT_FIELDS if field in reader.schema}
+    day = _numeric_column(reader, "day_column", count, ">i4", MISSING_DAY)
+    lengths = {name: LENGTHS[_length_bytes(reader, name, count)] for name in TEXT_FIELDS if name in reader.schema}
     facets = {}
     for facet in FACETS:
-        field = f"{facet}_facet"
+        name = f"{facet}_facet"
         values: list[str] = []
         chunks: list[np.ndarray] = []
-        if field in reader.indexed_field_names():
-            for term in reader.lexicon(field):
-                ids = np.fromiter(reader.postings(field, term).all_ids(), dtype=np.int64)
+        if name in reader.indexed_field_names():
+            for term in reader.lexicon(name):
+                ids = np.fromiter(reader.postings(name, term).all_ids(), dtype=np.int64)
                 values.append(term.decode("utf-8"))
                 chunks.append(ids)
         docs = np.concatenate(chunks) if chunks else np.empty(0, np.int64)
-        value_of = np.repeat(np.arange(len(values), dtype=np.int64), [c.size for c in chunks]) if chunks else np.empty(0, np.int64)
+        value_of = (np.repeat(np.arange(len(values), dtype=np.int64), [c.size for c in chunks])
+                    if chunks else np.empty(0, np.int64))
         facets[facet] = FacetArrays(values, docs, value_of)
-    return SegmentArrays(count, live, ts, lengths, facets)
+    return SegmentArrays(count, live, ts, day, lengths, facets)
 
 
 def _numeric_column(reader, name: str, count: int, dtype: str, default: int) -> np.ndarray:
-    """A numeric column as an array, read in one slice (falling back to one call per document)."""
+    fast = internals.numeric_column(reader, name, count, dtype, default)
+    if fast is not None:
+        return fast
     if not reader.has_column(name):
         return np.full(count, default, dtype=np.int64)
     column = reader.column_reader(name)
-    try:
-        stored = column._count
-        raw = np.frombuffer(column._dbfile.get(column._basepos, stored * column._fixedlen), dtype=dtype)
-        values = raw.astype(np.int64)
-    except AttributeError:
-        return np.fromiter(column, dtype=np.int64, count=count)
-    if stored < count:
-        values = np.concatenate([values, np.full(count - stored, default, dtype=np.int64)])
-    return values[:count]
+    return np.fromiter((column[d] for d in range(count)), dtype=np.int64, count=count)
 
 
-def _length_bytes(reader, field: str, count: int) -> np.ndarray:
-    """The byte-encoded length of `field` in each document: Whoosh keeps them in an internal column of one
-    byte per document, read here in one slice (falling back to one call per document)."""
-    from whoosh.codec.whoosh3 import LENGTHS_COLUMN
+def _length_bytes(reader, fieldname: str, count: int) -> np.ndarray:
+    fast = internals.length_bytes(reader, fieldname, count)
+    if fast is not None:
+        return fast
+    from whoosh.util.numeric import length_to_byte
 
-    try:
-        column = reader._perdoc._cached_reader(f"_{field}_len", LENGTHS_COLUMN)
-        if column is None:
-            return np.zeros(count, dtype=np.uint8)
-        stored = column._count
-        raw = np.frombuffer(column._dbfile.get(column._basepos, stored), dtype=np.uint8)
-        return np.concatenate([raw, np.zeros(count - stored, dtype=np.uint8)]) if stored < count else raw[:count].copy()
-    except AttributeError:
-        from whoosh.util.numeric import length_to_byte
-
-        return np.array([length_to_byte(reader.doc_field_length(d, field) or 0) for d in range(count)], dtype=np.uint8)
+    return np.array([length_to_byte(reader.doc_field_length(d, fieldname) or 0) for d in range(count)], dtype=np.uint8)
 
 
 def _segment_key(reader) -> tuple:
@@ -130,11 +139,13 @@ class SegmentCache:
     def __init__(self, max_views: int = 4, postings_cache_bytes: int = 128 * 1024 * 1024) -> None:
         self.postings = PostingsCache(postings_cache_bytes)
         self._segments: dict[tuple, SegmentArrays] = {}
-        self._views: OrderedDict[tuple, "View"] = OrderedDict()
+        self._views: OrderedDict[tuple, View] = OrderedDict()
         self._max_views = max_views
         self._lock = threading.Lock()
 
-    def view(self, searcher: Searcher) -> "BoundView":
+    def view(self, searcher: Searcher, engine: str = "auto") -> "BoundView":
+        """The arrays of `searcher`'s segments, with an engine: "numpy", "whoosh", or "auto" (numpy where
+        search/internals.py's fast paths are tested, else whoosh)."""
         leaves = list(searcher.reader().leaf_readers())
         key = tuple((_segment_key(r), offset) for r, offset in leaves)
         with self._lock:
@@ -157,7 +168,16 @@ class SegmentCache:
                         del self._segments[seg_key]
             else:
                 self._views.move_to_end(key)
-        return BoundView(view, searcher, self.postings)
+        if engine == "auto":
+            engine = "numpy" if internals.FAST else "whoosh"
+        if engine == "numpy":
+            segments = [(arrays.lengths, arrays.live, seg_key) for (arrays, _), seg_key in zip(view.parts, view.segment_keys)]
+            chosen = NumpyEngine(searcher, segments, self.postings)
+        elif engine == "whoosh":
+            chosen = WhooshEngine(searcher)
+        else:
+            raise ValueError(f"unknown search engine {engine!r}: use auto, numpy or whoosh")
+        return BoundView(view, searcher, chosen)
 
 
 class View:
@@ -168,10 +188,12 @@ class View:
         self.segment_keys = segment_keys
         self.doc_count_all = sum(a.doc_count for a, _ in parts)
         self.published_ts = np.concatenate([a.published_ts for a, _ in parts]) if parts else np.empty(0, np.int64)
+        self.day = np.concatenate([a.day for a, _ in parts]) if parts else np.empty(0, np.int64)
         live = np.ones(self.doc_count_all, dtype=bool)
         for arrays, offset in parts:
             if arrays.live is not None:
                 live[offset:offset + arrays.doc_count] = arrays.live
+        self.live = live
         self.live_docs = np.flatnonzero(live).astype(np.int64)
         self.facets: dict[str, FacetArrays] = {}
         for facet in FACETS:
@@ -193,50 +215,52 @@ class View:
 
 
 class BoundView:
-    """A view used by one searcher: matching, facet counts and ordering over its segments."""
+    """A view used by one searcher: matching (through its engine), facet counts, filters and ordering."""
 
-    def __init__(self, view: View, searcher: Searcher, postings: Optional[PostingsCache] = None) -> None:
+    def __init__(self, view: View, searcher: Searcher, engine) -> None:
         self.view = view
         self.searcher = searcher
-        self.postings = postings
+        self.engine = engine
+
+    @property
+    def doc_count_all(self) -> int:
+        return self.view.doc_count_all
 
     def all_docs(self) -> np.ndarray:
         return self.view.live_docs
 
     def evaluate(self, q) -> tuple[np.ndarray, np.ndarray]:
-        """(matching document numbers, their BM25F scores) over all segments."""
-        leaves = self.searcher.subsearchers or [(self.searcher, 0)]
-        ids, scores = [], []
-        for (leaf, offset), (arrays, arrays_offset), key in zip(leaves, self.view.parts, self.view.segment_keys):
-            assert offset == arrays_offset
-            result: Scored = SegmentEvaluator(self.searcher, leaf, leaf.reader(), arrays.lengths, arrays.live,
-                                              self.postings, key).evaluate(q)
-            ids.append(result.ids + offset)
-            scores.append(result.scores)
-        if not ids:
-            return np.empty(0, np.int64), np.empty(0)
-        return np.concatenate(ids), np.concatenate(scores)
+        """(matching document numbers in ascending order, their BM25F scores) over all segments."""
+        return self.engine.evaluate(q)
 
     def doc_id(self, docnum: int) -> str:
         return self.searcher.stored_fields(docnum)["id"]
 
-    def facet_counts(self, matched: np.ndarray, size: int) -> dict[str, list[dict]]:
-        out: dict[str, list[dict]] = {}
-        if size == 0:
-            return {facet: [] for facet in FACETS}
+    def facet_mask(self, facet: str, values: list[str]) -> np.ndarray:
+        return self.view.facets[facet].mask_of(values, self.view.doc_count_all)
+
+    def day_mask(self, low: Optional[int], high: Optional[int]) -> np.ndarray:
+        """True for the documents whose day (yyyymmdd) lies within [low, high]; undated ones never do."""
+        day = self.view.day
+        mask = day != MISSING_DAY
+        if low is not None:
+            mask &= day >= low
+        if high is not None:
+            mask &= day <= high
+        return mask
+
+    def facet_counts(self, facet: str, matched: np.ndarray, size: int) -> list[dict]:
+        fa = self.view.facets[facet]
+        if size == 0 or not fa.values or not matched.size:
+            return []
         mask = np.zeros(self.view.doc_count_all, dtype=bool)
         mask[matched] = True
-        for facet, fa in self.view.facets.items():
-            if not fa.values or not matched.size:
-                out[facet] = []
-                continue
-            counts = fa.counts(matched, mask)
-            order = np.argsort(-counts, kind="stable")[:size]
-            out[facet] = [{"value": fa.values[i], "count": int(counts[i])} for i in order if counts[i] > 0]
-        return out
+        counts = fa.counts(matched, mask)
+        order = np.argsort(-counts, kind="stable")[:size]
+        return [{"value": fa.values[i], "count": int(counts[i])} for i in order if counts[i] > 0]
 
     def top(self, matched: np.ndarray, key: np.ndarray, stop: int) -> np.ndarray:
-        """The first `stop` matched documents by ascending key, ties by document number, stable across pages."""
+        """Positions in `matched` of the first `stop` documents by ascending key, ties by document number."""
         if not matched.size:
             return matched
         if stop < matched.size:
@@ -251,6 +275,6 @@ class BoundView:
     def by_date(self, matched: np.ndarray, newest: bool, stop: int) -> np.ndarray:
         """Positions in `matched` of the first `stop` documents by date, undated last."""
         ts = self.view.published_ts[matched]
-        undated = ts == MISSING_INT64
-        key = np.where(undated, MISSING_INT64, -ts if newest else ts)
+        undated = ts == MISSING_TS
+        key = np.where(undated, MISSING_TS, -ts if newest else ts)
         return self.top(matched, key, stop)

@@ -1,69 +1,56 @@
-"""Matching and BM25F scoring over whole posting lists with NumPy, on Whoosh's own index files.
+"""Matching and scoring a Whoosh query over a whole index, as arrays: two engines that must always agree.
 
-Whoosh finds matches one document at a time in Python; for a common word in a large archive that is
-tens of thousands of Python calls per query, before facets are even counted. Here a query tree is
-evaluated per segment on arrays: a term's posting list is decoded block by block (each block is one
-pickled tuple, so decoding is a C call), AND/OR/NOT become sorted-array intersections, unions and
-differences, and scores are Whoosh's BM25F (same idf, field lengths, K1 and B) computed over the
-arrays. Anything this module does not know (phrases, for example) is matched by Whoosh itself, one
-segment at a time, and scored as the sum of its terms, so no query type is lost.
+`WhooshEngine` asks Whoosh itself (`Searcher.search` with no limit): the reference, and what the archive
+uses on a Whoosh version the fast paths were not tested with. `NumpyEngine` gets the same answer faster:
+Whoosh finds matches one document at a time in Python, so for a common word in a large archive that is
+tens of thousands of Python calls per query. Here a query tree is evaluated per segment on arrays: a
+term's posting list is decoded whole (search/internals.py, block by block, one C call each), AND/OR/NOT
+become sorted-array intersections, unions and differences, and scores are Whoosh's BM25F (same idf,
+field lengths, K1 and B) computed over the arrays. Any query type this module does not know is matched
+and scored by Whoosh's own matcher, one segment at a time, so nothing is lost. A differential test runs
+thousands of generated queries through both engines and compares matches, scores and order.
+
+Both answer `evaluate(query) -> (document numbers, scores)`: global document numbers in ascending order,
+deleted documents left out.
 """
 
 from __future__ import annotations
 
-import zlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
-from pickle import loads
 from typing import Optional
 
 import numpy as np
 from whoosh import query
-from whoosh.codec.whoosh3 import W3LeafMatcher
 from whoosh.reading import TermNotFound
+from whoosh.util.numeric import byte_to_length
+
+from . import internals
 
 B = 0.75
 K1 = 1.2
 EMPTY_IDS = np.empty(0, dtype=np.int64)
 EMPTY_SCORES = np.empty(0, dtype=np.float64)
+LENGTHS = np.array([byte_to_length(b) or 0 for b in range(256)], dtype=np.float64)
 
 
 def term_postings(reader, fieldname: str, text) -> tuple[np.ndarray, np.ndarray]:
-    """(document numbers, weights) of one term in one segment reader, as arrays."""
+    """(document numbers, weights) of one term in one segment reader, as arrays; deleted documents may be
+    included (callers drop them with the segment's live mask)."""
+    fast = internals.decode_postings(reader, fieldname, text)
+    if fast is not None:
+        return fast
     try:
         matcher = reader.postings(fieldname, text)
     except TermNotFound:
         return EMPTY_IDS, EMPTY_SCORES
-    if isinstance(matcher, W3LeafMatcher) and not matcher._byteids:
-        return _decode_blocks(matcher)
     ids, weights = [], []
     while matcher.is_active():
         ids.append(matcher.id())
         weights.append(matcher.weight())
         matcher.next()
     return np.asarray(ids, dtype=np.int64), np.asarray(weights, dtype=np.float64)
-
-
-def _decode_blocks(m: W3LeafMatcher) -> tuple[np.ndarray, np.ndarray]:
-    id_chunks, weight_chunks = [], []
-    while not m._atend:
-        raw = m._postfile.get(m._dataoffset, m._nextoffset - m._dataoffset)
-        data = loads(zlib.decompress(raw) if m._compression else raw)
-        ids = np.cumsum(np.asarray(data[0], dtype=np.int64))  # stored as deltas (whoosh.util.numlists.delta_encode)
-        weights = data[1]
-        if weights is None:
-            w = np.ones(ids.size)
-        elif isinstance(weights, float):
-            w = np.full(ids.size, weights)
-        else:
-            w = np.asarray(weights, dtype=np.float64)
-        id_chunks.append(ids)
-        weight_chunks.append(w)
-        if m._lastblock:
-            break
-        m._goto(m._nextoffset)
-    if not id_chunks:
-        return EMPTY_IDS, EMPTY_SCORES
-    return np.concatenate(id_chunks), np.concatenate(weight_chunks)
 
 
 class PostingsCache:
@@ -75,11 +62,8 @@ class PostingsCache:
     """
 
     def __init__(self, max_bytes: int = 128 * 1024 * 1024) -> None:
-        from collections import OrderedDict
-        import threading
-
         self.max_bytes = max_bytes
-        self._entries: "OrderedDict[tuple, tuple[np.ndarray, np.ndarray]]" = OrderedDict()
+        self._entries: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
@@ -103,22 +87,13 @@ class PostingsCache:
         return found
 
 
-def _byte_to_length_table() -> np.ndarray:
-    from whoosh.util.numeric import byte_to_length
-
-    return np.array([byte_to_length(b) or 0 for b in range(256)], dtype=np.float64)
-
-
-LENGTHS = _byte_to_length_table()
-
-
 @dataclass
 class Scored:
     ids: np.ndarray  # sorted, unique, local document numbers
     scores: np.ndarray  # same length
 
 
-def _union(parts: list[Scored]) -> Scored:
+def _union(parts: list[Scored], doc_count: int) -> Scored:
     parts = [p for p in parts if p.ids.size]
     if not parts:
         return Scored(EMPTY_IDS, EMPTY_SCORES)
@@ -126,8 +101,11 @@ def _union(parts: list[Scored]) -> Scored:
         return parts[0]
     ids = np.concatenate([p.ids for p in parts])
     scores = np.concatenate([p.scores for p in parts])
-    unique, inverse = np.unique(ids, return_inverse=True)
-    return Scored(unique, np.bincount(inverse, weights=scores, minlength=unique.size))
+    # Dense counting is linear in the postings (no sort); a segment's document count bounds the arrays.
+    present = np.bincount(ids, minlength=doc_count)
+    sums = np.bincount(ids, weights=scores, minlength=doc_count)
+    unique = np.flatnonzero(present)
+    return Scored(unique, sums[unique])
 
 
 def _intersect(a: Scored, b: Scored, keep_b_scores: bool = True) -> Scored:
@@ -146,20 +124,20 @@ def _minus(a: Scored, b: Scored) -> Scored:
 class SegmentEvaluator:
     """Evaluates query trees on one segment; statistics (idf, average lengths) come from the whole index."""
 
-    def __init__(self, top_searcher, leaf_searcher, reader, lengths: dict[str, np.ndarray], live: Optional[np.ndarray],
+    def __init__(self, top_searcher, leaf_searcher, lengths: dict[str, np.ndarray], live: Optional[np.ndarray],
                  cache: Optional[PostingsCache] = None, segment_key: tuple = ()):
         self.top = top_searcher
         self.leaf = leaf_searcher
-        self.reader = reader
+        self.reader = leaf_searcher.reader()
         self.lengths = lengths
         self.live = live  # boolean array, or None when the segment has no deletions
-        self.doc_count = reader.doc_count_all()
+        self.doc_count = self.reader.doc_count_all()
         self.cache = cache
         self.segment_key = segment_key
 
-    # -- scoring ---------------------------------------------------------------------------------------
-
     def _term(self, fieldname: str, text, boost: float) -> Scored:
+        if fieldname not in self.reader.schema:
+            return Scored(EMPTY_IDS, EMPTY_SCORES)
         if self.cache is not None:
             key_text = text if isinstance(text, str) else text.decode("utf-8", "surrogateescape")
             ids, weights = self.cache.get((self.segment_key, fieldname, key_text), self.reader, fieldname, text)
@@ -182,8 +160,6 @@ class SegmentEvaluator:
         ids = np.arange(self.doc_count, dtype=np.int64)
         return Scored(ids, np.zeros(ids.size))
 
-    # -- the tree ------------------------------------------------------------------------------------
-
     def evaluate(self, q: query.Query) -> Scored:
         result = self._eval(q)
         if self.live is not None and result.ids.size:
@@ -203,55 +179,52 @@ class SegmentEvaluator:
             a, b = q.children()
             return _intersect(self._eval(a), self._eval(b), keep_b_scores=False)
         if isinstance(q, query.AndNot):
+            # The archive never builds AndNot: Whoosh 2.7.5's AndNotMatcher lets its first positive
+            # document through without checking it against the excluded ones. This is the correct answer.
             a, b = q.children()
             return _minus(self._eval(a), self._eval(b))
         if isinstance(q, query.AndMaybe):
             a, b = q.children()
             required, optional = self._eval(a), self._eval(b)
             both = _intersect(required, optional)
+            at = np.searchsorted(required.ids, both.ids)
             extra = np.zeros(required.ids.size)
-            extra[np.searchsorted(required.ids, both.ids)] = both.scores - required.scores[np.searchsorted(required.ids, both.ids)]
+            extra[at] = both.scores - required.scores[at]
             return Scored(required.ids, required.scores + extra)
         if isinstance(q, query.Not):
             return self._inverse(q.query)
         if isinstance(q, query.And):
-            positives = [c for c in q.children() if not isinstance(c, query.Not)]
+            return self._and(q, boost)
+        if isinstance(q, query.Or) and not getattr(q, "minmatch", 0) and not isinstance(q, query.DisjunctionMax):
             negatives = [c.query for c in q.children() if isinstance(c, query.Not)]
-            if not positives:
-                result = self.all_docs()
-            else:
-                parts = sorted((self._eval(c) for c in positives), key=lambda s: s.ids.size)
-                result = parts[0]
-                for part in parts[1:]:
-                    if not result.ids.size:
-                        break
-                    result = _intersect(result, part)
-            for negative in negatives:
-                # Whoosh's inverse matcher scores 1.0 for each document it lets through; so do we.
-                result = _minus(result, self._eval(negative))
-                result = Scored(result.ids, result.scores + 1.0)
-            return self._boosted(result, boost)
-        if isinstance(q, (query.Or, query.DisjunctionMax)):
-            if isinstance(q, query.Or) and getattr(q, "minmatch", 0):
-                return self._by_whoosh(q)
-            negatives = [c.query for c in q.children() if isinstance(c, query.Not)]
-            result = _union([self._eval(c) for c in q.children() if not isinstance(c, query.Not)])
+            result = _union([self._eval(c) for c in q.children() if not isinstance(c, query.Not)], self.doc_count)
             for negative in negatives:  # "a OR NOT b" reads as everything but b, or a
-                result = _union([result, self._inverse(negative)])
+                result = _union([result, self._inverse(negative)], self.doc_count)
             return self._boosted(result, boost)
-        if isinstance(q, (query.Prefix, query.Wildcard, query.FuzzyTerm, query.Variations, query.Regex, query.TermRange,
-                          query.ExpandingTerm)) or isinstance(q, query.MultiTerm):
-            try:
-                texts = list(q._btexts(self.reader))
-            except Exception:
-                return self._by_whoosh(q)
-            return self._boosted(_union([self._term(q.fieldname, t, 1.0) for t in texts]), boost)
-        if isinstance(q, query.NumericRange):
-            return self._eval(q._compile_query(self.reader))
-        if isinstance(q, query.ConstantScoreQuery):
-            inner = self._eval(q.child)
-            return Scored(inner.ids, np.full(inner.ids.size, q.score))
+        if isinstance(q, (query.Prefix, query.Wildcard)) and not q.constantscore:
+            texts = [text for _, text in q.expanded_terms(self.reader)]
+            if len(texts) == 1:  # Whoosh matches a lone expansion as a plain term, without the boost
+                return self._term(q.fieldname, texts[0], 1.0)
+            return self._boosted(_union([self._term(q.fieldname, t, 1.0) for t in texts], self.doc_count), boost)
         return self._by_whoosh(q)
+
+    def _and(self, q: query.And, boost: float) -> Scored:
+        positives = [c for c in q.children() if not isinstance(c, query.Not)]
+        negatives = [c.query for c in q.children() if isinstance(c, query.Not)]
+        if not positives:
+            result = self.all_docs()
+        else:
+            parts = sorted((self._eval(c) for c in positives), key=lambda s: s.ids.size)
+            result = parts[0]
+            for part in parts[1:]:
+                if not result.ids.size:
+                    break
+                result = _intersect(result, part)
+        for negative in negatives:
+            # Whoosh's inverse matcher scores 1.0 for each document it lets through; so do we.
+            result = _minus(result, self._eval(negative))
+            result = Scored(result.ids, result.scores + 1.0)
+        return self._boosted(result, boost)
 
     def _inverse(self, q: query.Query) -> Scored:
         """Every document but those matching `q`, each scoring 1.0 as under Whoosh's inverse matcher."""
@@ -263,16 +236,89 @@ class SegmentEvaluator:
         return result if boost == 1.0 else Scored(result.ids, result.scores * boost)
 
     def _by_whoosh(self, q: query.Query) -> Scored:
-        """Match with Whoosh's own matcher (phrases and the rest); score by the query's terms."""
-        ids = np.fromiter(q.docs(self.leaf), dtype=np.int64)
-        if not ids.size:
+        """Match and score with Whoosh's own matcher on this segment (phrases and anything else)."""
+        matcher = q.matcher(self.leaf, self.leaf.context())
+        ids, scores = [], []
+        while matcher.is_active():
+            ids.append(matcher.id())
+            scores.append(matcher.score())
+            matcher.next()
+        if not ids:
             return Scored(EMPTY_IDS, EMPTY_SCORES)
-        ids = np.unique(ids)
-        scores = np.zeros(ids.size)
-        for fieldname, text in q.iter_all_terms():
-            term = self._term(fieldname, text, 1.0)
-            both, ia, ib = np.intersect1d(ids, term.ids, assume_unique=True, return_indices=True)
-            scores[ia] += term.scores[ib]
-        boost = getattr(q, "boost", 1.0) or 1.0
-        return Scored(ids, scores * boost)
+        id_array = np.asarray(ids, dtype=np.int64)
+        score_array = np.asarray(scores, dtype=np.float64)
+        if id_array.size > 1 and np.any(np.diff(id_array) <= 0):
+            id_array, first = np.unique(id_array, return_index=True)
+            score_array = score_array[first]
+        return Scored(id_array, score_array)
 
+
+class NumpyEngine:
+    """Evaluates queries segment by segment over arrays; see the module's docstring."""
+
+    name = "numpy"
+
+    def __init__(self, searcher, segments: list, cache: Optional[PostingsCache] = None) -> None:
+        """`segments` lists, per leaf of `searcher` in order, (lengths by field, live mask or None, segment key)."""
+        self.searcher = searcher
+        self.segments = segments
+        self.cache = cache
+
+    def evaluate(self, q: query.Query) -> tuple[np.ndarray, np.ndarray]:
+        leaves = self.searcher.subsearchers or [(self.searcher, 0)]
+        ids, scores = [], []
+        for (leaf, offset), (lengths, live, key) in zip(leaves, self.segments):
+            result = SegmentEvaluator(self.searcher, leaf, lengths, live, self.cache, key).evaluate(q)
+            ids.append(result.ids + offset)
+            scores.append(result.scores)
+        if not ids:
+            return EMPTY_IDS, EMPTY_SCORES
+        return np.concatenate(ids), np.concatenate(scores)
+
+
+class WhooshEngine:
+    """Evaluates queries with Whoosh's own searching: the reference, and the fallback on untested versions.
+
+    NOT is computed here as a set difference: Whoosh 2.7.5's inverse matcher can let a deleted document
+    through (the last document of a segment), so a query that is, or is AND'ed with, a NOT would
+    otherwise count documents that no longer exist. Scores stay Whoosh's (1.0 for each NOT passed).
+    """
+
+    name = "whoosh"
+
+    def __init__(self, searcher) -> None:
+        self.searcher = searcher
+
+    def evaluate(self, q: query.Query) -> tuple[np.ndarray, np.ndarray]:
+        if isinstance(q, query.Not):
+            ids = self._live()
+            ids = ids[~np.isin(ids, self.evaluate(q.query)[0])]
+            return ids, np.ones(ids.size)
+        if isinstance(q, query.And) and any(isinstance(c, query.Not) for c in q.children()):
+            positives = [c for c in q.children() if not isinstance(c, query.Not)]
+            negatives = [c.query for c in q.children() if isinstance(c, query.Not)]
+            if positives:
+                ids, scores = self.evaluate(positives[0] if len(positives) == 1 else query.And(positives))
+            else:
+                ids = self._live()
+                scores = np.zeros(ids.size)
+            for negative in negatives:
+                keep = ~np.isin(ids, self.evaluate(negative)[0])
+                ids, scores = ids[keep], scores[keep] + 1.0
+            boost = getattr(q, "boost", 1.0) or 1.0
+            return ids, scores * boost
+        return self._search(q)
+
+    def _live(self) -> np.ndarray:
+        leaves = self.searcher.subsearchers or [(self.searcher, 0)]
+        chunks = [np.fromiter(leaf.reader().all_doc_ids(), dtype=np.int64) + offset for leaf, offset in leaves]
+        return np.concatenate(chunks) if chunks else EMPTY_IDS
+
+    def _search(self, q: query.Query) -> tuple[np.ndarray, np.ndarray]:
+        results = self.searcher.search(q, limit=None)
+        if not len(results):
+            return EMPTY_IDS, EMPTY_SCORES
+        pairs = sorted((hit.docnum, hit.score) for hit in results)
+        ids = np.fromiter((d for d, _ in pairs), dtype=np.int64, count=len(pairs))
+        scores = np.fromiter((s for _, s in pairs), dtype=np.float64, count=len(pairs))
+        return ids, scores

@@ -12,35 +12,20 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
-from contextlib import contextmanager
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional
 
 import whoosh.index
-from whoosh.codec.whoosh3 import W3Codec
+from whoosh.filedb.filestore import RamStorage
 from whoosh.index import Index
 
-from .pool import GroupingMultiSegmentWriter, GroupingSegmentWriter
-from .schema import build_schema
+from .internals import abandon_writer, open_writer
+from .schema import SCHEMA_VERSION, IndexDocument, build_schema
 
 CURRENT = "current"
-
-
-class ArchiveCodec(W3Codec):
-    """Whoosh's W3 codec with 512 postings per block instead of 128, zlib level 1 instead of 3, and no
-    per-block length statistics.
-
-    The statistics only serve Whoosh's block-skipping top-N collector, which the NumPy engine does not
-    use. Measured on Reuters articles in one process: fewer, larger blocks and no statistics make indexing
-    about 20% faster; zlib level 1 another 15%, for an index 4% larger (no compression would be 50%
-    faster still, but the index nearly three times as large).
-    """
-
-    length_stats = False
-
-    def __init__(self, blocklimit: int = 512, compression: int = 1, inlinelimit: int = 1) -> None:
-        super().__init__(blocklimit=blocklimit, compression=compression, inlinelimit=inlinelimit)
+VERSION_FILE = "newsarchive-schema-version"
 
 
 class IndexMissing(RuntimeError):
@@ -79,7 +64,7 @@ class ArchiveIndex:
         return path is not None and whoosh.index.exists_in(str(path))
 
     def usable(self) -> bool:
-        """True when the live generation exists and opens."""
+        """True when the live generation exists, opens, and was built under this SCHEMA_VERSION."""
         try:
             self.open().close()
             return True
@@ -95,6 +80,9 @@ class ArchiveIndex:
         path = self.current_path()
         if path is None:
             raise IndexMissing(f"no search index at {self.root}; run `newsarchive reindex`")
+        if _version(path) != SCHEMA_VERSION:
+            raise IndexMissing(f"the search index at {path} was built by another version of newsarchive "
+                               f"(schema {_version(path)}, this one needs {SCHEMA_VERSION}); run `newsarchive reindex`")
         try:
             return whoosh.index.open_dir(str(path))
         except Exception as exc:  # whoosh raises several types for damaged files
@@ -112,6 +100,7 @@ class ArchiveIndex:
         path = self.root / f"gen-{time.time_ns()}"
         path.mkdir()
         whoosh.index.create_in(str(path), build_schema())
+        (path / VERSION_FILE).write_text(f"{SCHEMA_VERSION}\n")
         return path
 
     def _swap(self, path: Path) -> None:
@@ -128,26 +117,27 @@ class ArchiveIndex:
 
     # -- writing -------------------------------------------------------------------------------------
 
-    def write(self, docs: Iterable[dict], *, procs: int = 1, memory_mb: int = 256, lock_timeout_s: float = 120.0) -> int:
-        """Add or replace documents (by `id`) in the live index in one commit; return how many were written."""
+    def write(self, docs: Iterable[IndexDocument], *, procs: int = 1, memory_mb: int = 256,
+              lock_timeout_s: float = 120.0) -> int:
+        """Add or replace documents (by id) in the live index in one commit; return how many were written."""
         ix = self.ensure()
-        writer = _writer(ix, procs, memory_mb, lock_timeout_s)
+        writer = open_writer(ix, procs, memory_mb, lock_timeout_s)
         count = 0
         try:
             for doc in docs:
-                writer.update_document(**doc)
+                writer.update_document(**doc.fields())
                 count += 1
             writer.commit()
         except BaseException:
-            _abandon(writer)
+            abandon_writer(writer)
             raise
         return count
 
-    def delete(self, ids: Iterable[str]) -> None:
+    def delete(self, ids: Iterable[int]) -> None:
         ix = self.ensure()
-        with _writer(ix, 1, 64, 120.0) as writer:
+        with open_writer(ix, 1, 64, 120.0) as writer:
             for doc_id in ids:
-                writer.delete_by_term("id", doc_id)
+                writer.delete_by_term("id", str(doc_id))
 
     @contextmanager
     def lock(self) -> Iterator[None]:
@@ -160,7 +150,7 @@ class ArchiveIndex:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def rebuild(self, docs: Iterable[dict], *, procs: int = 1, memory_mb: int = 256,
+    def rebuild(self, docs: Iterable[IndexDocument], *, procs: int = 1, memory_mb: int = 256,
                 progress: Optional[Callable[[int], None]] = None,
                 before_swap: Optional[Callable[[], None]] = None) -> int:
         """Build a complete new generation from `docs` beside the live one, then swap it in atomically.
@@ -170,16 +160,16 @@ class ArchiveIndex:
         path = self._new_generation()
         try:
             ix = whoosh.index.open_dir(str(path))
-            writer = _writer(ix, procs, memory_mb, 0)
+            writer = open_writer(ix, procs, memory_mb, 0)
             count = 0
             for doc in docs:
-                writer.add_document(**doc)
+                writer.add_document(**doc.fields())
                 count += 1
                 if progress is not None:
                     progress(count)
             writer.commit()
         except BaseException:
-            _abandon(writer)
+            abandon_writer(writer)
             shutil.rmtree(path, ignore_errors=True)
             raise
         with self.lock():
@@ -203,35 +193,13 @@ class ArchiveIndex:
                 yield fields["id"]
 
 
-def open_writer(ix: Index, procs: int = 1, memory_mb: int = 256, lock_timeout_s: float = 120.0):
-    """A Whoosh writer on `ix` (several processes when procs > 1), for callers that feed it themselves."""
-    return _writer(ix, procs, memory_mb, lock_timeout_s)
+def empty_index() -> Index:
+    """An empty index in memory, with the archive's schema: what an archive answers before its first ingest."""
+    return RamStorage().create_index(build_schema())
 
 
-def abandon_writer(writer) -> None:
-    _abandon(writer)
-
-
-def _abandon(writer) -> None:
-    """Give up a writer after an error, releasing Whoosh's write lock even when cancel() itself fails."""
+def _version(path: Path) -> Optional[int]:
     try:
-        writer.cancel()
-    except Exception:
-        pass
-    lock = getattr(writer, "writelock", None)
-    if lock is not None:
-        try:
-            lock.release()
-        except Exception:
-            pass
-
-
-def _writer(ix: Index, procs: int, memory_mb: int, lock_timeout_s: float):
-    # compound=False keeps each segment's files apart: readers then read them from disk (page cache),
-    # where a compound file is copied whole into every reader's memory by Whoosh.
-    # The writers are Whoosh's own with a posting pool that groups by term (search/pool.py), which spares
-    # them the sorting and spilling of every posting.
-    if procs > 1:
-        return GroupingMultiSegmentWriter(ix, procs=procs, limitmb=max(32, memory_mb // procs),
-                                          timeout=lock_timeout_s, compound=False, codec=ArchiveCodec())
-    return GroupingSegmentWriter(ix, limitmb=memory_mb, timeout=lock_timeout_s, compound=False, codec=ArchiveCodec())
+        return int((path / VERSION_FILE).read_text().strip())
+    except (OSError, ValueError):
+        return None

@@ -35,13 +35,14 @@ class SearchRequest:
     page: int = 1
     per_page: int = 20
     facet_size: int = 20
+    correct: bool = True  # answer a query that finds nothing with its correction, when that finds something
 
     def params(self, **changes) -> list[tuple[str, str]]:
         """This request as query parameters, with `changes` applied (for links: next page, facet clicks)."""
         values = {
             "q": self.q, "from": self.date_from.isoformat() if self.date_from else "",
             "to": self.date_to.isoformat() if self.date_to else "", "sort": self.sort,
-            "page": str(self.page), "per_page": str(self.per_page),
+            "page": str(self.page), "per_page": str(self.per_page), "correct": "" if self.correct else "false",
         }
         filters = {k: list(v) for k, v in self.filters.items()}
         for key, value in changes.items():
@@ -99,6 +100,10 @@ def parse_request(get: Callable[[str], Optional[str]], get_all: Callable[[str], 
         date_from=_date("from", get("from")),
         date_to=_date("to", get("to")),
     )
+    correct = (get("correct") or "true").strip().lower()
+    if correct not in ("true", "false", "1", "0", "yes", "no"):
+        raise BadRequest("bad_parameter", f"correct must be true or false, not {correct[:40]!r}")
+    request.correct = correct in ("true", "1", "yes")
     if request.date_from and request.date_to and request.date_from > request.date_to:
         raise BadRequest("bad_parameter", f"from ({request.date_from}) is after to ({request.date_to})")
     for facet in FACETS:

@@ -1,53 +1,184 @@
-"""The Whoosh schema: searchable text fields with boosts, and exact facet and sort fields."""
+"""The index's shape: the Whoosh schema and `IndexDocument`, the one record that becomes a Whoosh document.
+
+This module alone knows the field names, the facet separator and how dates are encoded in the index.
+Field weights are applied when a query is built (search/parse.py), not here, so they can be tuned
+without rebuilding the index.
+"""
 
 from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Optional
+from urllib.parse import urlsplit
 
 from whoosh import analysis, columns
 from whoosh.fields import COLUMN, ID, KEYWORD, NUMERIC, TEXT, Schema
 
-from .analysis import FastPositions, NewsAnalyzer
+from .analysis import PAIR_BREAK, FastPositions, NewsAnalyzer, PairAnalyzer, PairExistence
+
+# Bumped whenever the schema or the way documents are written changes: an index built under another
+# version is rebuilt from SQL by the next `newsarchive ingest` or `newsarchive reindex`.
+SCHEMA_VERSION = 3
 
 # Facet values are joined with this separator inside one field value, so a value may hold commas.
 FACET_SEPARATOR = "\x1f"
 FACETS = ("source", "credit", "place", "year")
-MISSING_TS = 2**63 - 1  # the date column's value for an undated article (sorts last)
+# Bare words search these fields, all with the same analyzer (so a stop word is dropped from every one).
+DEFAULT_FIELDS = ("headline", "body", "caption", "credit")
+# Fields a query can name (`caption:refugee`); the last four keep stop words, for exact names.
 TEXT_FIELDS = ("headline", "body", "caption", "credit", "source", "place", "byline", "dateline")
+MISSING_TS = 2**63 - 1  # the date column's value for an undated article (sorts last)
+MISSING_DAY = 0  # the day column's value for an undated article
+_EPOCH = dt.datetime(1970, 1, 1)
+
+
+def stemming_analyzer() -> NewsAnalyzer:
+    """Words lower-cased, stop words dropped, Porter-stemmed: the analysis of every default field."""
+    return NewsAnalyzer()
+
+
+def plain_analyzer() -> NewsAnalyzer:
+    """Words lower-cased, nothing dropped or stemmed: for names (sources, places, bylines, datelines)."""
+    return NewsAnalyzer(stoplist=None, stemming=False)
 
 
 def _facet_field() -> KEYWORD:
-    field = KEYWORD(stored=False, scorable=False, sortable=False)
-    field.analyzer = analysis.RegexTokenizer(expression=r"[^" + FACET_SEPARATOR + r"]+")
-    return field
+    facet = KEYWORD(stored=False, scorable=False, sortable=False)
+    facet.analyzer = analysis.RegexTokenizer(expression=r"[^" + FACET_SEPARATOR + r"]+")
+    return facet
 
 
-def _fast(field: TEXT) -> TEXT:
-    field.format = FastPositions(field_boost=field.format.field_boost)
-    return field
+def _pairs_field() -> KEYWORD:
+    pairs = KEYWORD(stored=False, scorable=False, sortable=False)
+    pairs.analyzer = PairAnalyzer(stemming_analyzer())
+    pairs.format = PairExistence()
+    return pairs
+
+
+def _fast(text_field: TEXT) -> TEXT:
+    text_field.format = FastPositions(field_boost=text_field.format.field_boost)
+    return text_field
 
 
 def build_schema() -> Schema:
-    """The archive's schema: headline weighs more than captions, captions more than body."""
-    stemmed = NewsAnalyzer()  # the tokens of analysis.StemmingAnalyzer(), in one pass
-    plain = NewsAnalyzer(stoplist=None, stemming=False)  # those of analysis.StandardAnalyzer(stoplist=None)
+    """The archive's schema: the searchable text, the exact facet values, the URL, and the date columns."""
+    stemmed = stemming_analyzer()
+    plain = plain_analyzer()
     return Schema(
         id=ID(stored=True, unique=True),
         # spelling=True also indexes the unstemmed words, the vocabulary of "did you mean".
-        headline=_fast(TEXT(analyzer=stemmed, field_boost=3.0, spelling=True)),
+        headline=_fast(TEXT(analyzer=stemmed, spelling=True)),
         body=_fast(TEXT(analyzer=stemmed)),
-        caption=_fast(TEXT(analyzer=stemmed, field_boost=1.5, spelling=True)),
-        credit=_fast(TEXT(analyzer=plain, phrase=True)),
+        caption=_fast(TEXT(analyzer=stemmed, spelling=True)),
+        credit=_fast(TEXT(analyzer=stemmed)),
         source=_fast(TEXT(analyzer=plain, phrase=True)),
         place=_fast(TEXT(analyzer=plain, phrase=True)),
         byline=_fast(TEXT(analyzer=plain, phrase=True)),
         dateline=_fast(TEXT(analyzer=plain, phrase=True)),
+        url=ID(),
+        # Every two words that stand next to each other in the headline, the body or a caption ("bank
+        # england"): the searcher ranks articles that hold a typed run of words first, by term lookups.
+        pairs=_pairs_field(),
         # Exact values for facets and filters.
         source_facet=_facet_field(),
         credit_facet=_facet_field(),
         place_facet=_facet_field(),
         year_facet=_facet_field(),
-        # Calendar day as yyyymmdd for from/to filters (signed: Whoosh ranges on unsigned fields are
-        # wrong; shift_step 8 indexes 4 terms per document instead of 8), and the UTC instant for sorting
-        # by date, kept as a column only (sorting reads it per segment, no query searches it).
+        # The article's own calendar day as yyyymmdd: indexed for Whoosh's range queries (signed, since
+        # Whoosh ranges on unsigned fields are wrong; shift_step 8 indexes 4 terms per document instead of
+        # 8), and as a column (day_column) that the date filters read as one array. The UTC instant, a
+        # column only, orders results by date.
         day=NUMERIC(int, bits=32, shift_step=8),
+        day_column=COLUMN(columns.NumericColumn("i", default=MISSING_DAY)),
         published_ts=COLUMN(columns.NumericColumn("q", default=MISSING_TS)),
     )
+
+
+def day_number(day: dt.date) -> int:
+    """A calendar day as the index stores it: yyyymmdd."""
+    return day.year * 10000 + day.month * 100 + day.day
+
+
+def timestamp(instant: dt.datetime) -> int:
+    """A naive UTC datetime as the index's sort key: whole seconds since 1970."""
+    return int((instant - _EPOCH).total_seconds())
+
+
+def normalise_url(url: str) -> str:
+    """A URL as the index matches it: no scheme, no `www.`, no fragment, no trailing slash, host in lower case."""
+    text = url.strip()
+    if not re.match(r"^[a-z][a-z0-9+.-]*://", text, re.IGNORECASE):
+        text = "http://" + text
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return url.strip().lower()
+    host = (parts.hostname or "").lower()
+    if host.startswith("www."):
+        host = host[4:]
+    path = parts.path.rstrip("/")
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{host}{path}{query}"
+
+
+@dataclass(frozen=True)
+class CaptionFields:
+    text: str
+    credit: Optional[str] = None
+    photographer: Optional[str] = None
+    agency: Optional[str] = None
+
+    @property
+    def facet_value(self) -> Optional[str]:
+        """What the caption adds to the credit facet: the photographer, else the agency, else the credit text."""
+        return self.photographer or self.agency or self.credit or None
+
+
+@dataclass(frozen=True)
+class IndexDocument:
+    """One article as the index holds it; `fields()` is the Whoosh document."""
+
+    id: int
+    headline: str
+    body: str
+    captions: tuple[CaptionFields, ...] = ()
+    source: Optional[str] = None
+    places: tuple[str, ...] = ()
+    byline: Optional[str] = None
+    dateline: Optional[str] = None
+    url: Optional[str] = None
+    day: Optional[dt.date] = None
+    published_utc: Optional[dt.datetime] = None
+
+    def fields(self) -> dict:
+        doc: dict = {"id": str(self.id), "headline": self.headline or "", "body": self.body or ""}
+        doc["pairs"] = PAIR_BREAK.join([doc["headline"], doc["body"], *(c.text for c in self.captions)])
+        if self.captions:
+            doc["caption"] = "\n".join(c.text for c in self.captions)
+            credits = [c.credit for c in self.captions if c.credit]
+            names = [c.photographer for c in self.captions if c.photographer]
+            if credits or names:
+                doc["credit"] = "\n".join(dict.fromkeys(credits + names))
+            facet = list(dict.fromkeys(v for c in self.captions if (v := c.facet_value)))
+            if facet:
+                doc["credit_facet"] = FACET_SEPARATOR.join(facet)
+        if self.source:
+            doc["source"] = self.source
+            doc["source_facet"] = self.source
+        if self.places:
+            doc["place"] = "\n".join(self.places)
+            doc["place_facet"] = FACET_SEPARATOR.join(self.places)
+        if self.byline:
+            doc["byline"] = self.byline
+        if self.dateline:
+            doc["dateline"] = self.dateline
+        if self.url:
+            doc["url"] = normalise_url(self.url)
+        if self.day is not None:
+            doc["day"] = doc["day_column"] = day_number(self.day)
+            doc["year_facet"] = str(self.day.year)
+        if self.published_utc is not None:
+            doc["published_ts"] = timestamp(self.published_utc)
+        return doc

@@ -69,9 +69,11 @@ def test_search_json_prints_what_the_api_returns(app, client):
 def test_search_text_output_and_errors(app):
     settings = app.extensions["newsarchive"].settings
     result = run(settings, "search", "kobanni")
-    assert "0 result(s) for 'kobanni'" in result.output and "did you mean: kobani" in result.output
-    result = CliRunner().invoke(cli, ["search", "foo:bar"], env=cli_env(settings))
-    assert result.exit_code == 1 and "unknown field 'foo'" in result.output
+    assert "no results for 'kobanni'; showing 2 result(s) for 'kobani'" in result.output
+    result = run(settings, "search", "foo:bar")
+    assert "foo: is not a field, so it was searched as words" in result.output
+    result = CliRunner().invoke(cli, ["search", "x" * 1001], env=cli_env(settings))
+    assert result.exit_code == 1 and "the limit is 1000" in result.output
 
 
 def test_stats_reports_a_damaged_index_and_reindex_repairs_it(settings):
@@ -85,3 +87,16 @@ def test_stats_reports_a_damaged_index_and_reindex_repairs_it(settings):
     assert "reindexed 1 article(s)" in run(settings, "reindex").output
     stats = json.loads(run(settings, "stats", "--json").output)
     assert stats["index_ok"] is True and stats["index_documents"] == stats["articles"] == 1
+
+
+def test_an_index_built_by_an_older_schema_is_rebuilt_by_the_next_ingest(settings):
+    run(settings, "ingest", str(SEED_FILE))
+    from search.index import VERSION_FILE, ArchiveIndex
+
+    (ArchiveIndex(settings.index_dir).current_path() / VERSION_FILE).write_text("1\n")
+    stats = json.loads(run(settings, "stats", "--json").output)
+    assert stats["index_ok"] is False and "another version" in stats["index_error"]
+    run(settings, "ingest", str(SEED_FILE))  # a duplicate: nothing new, but the index is rebuilt from SQL
+    stats = json.loads(run(settings, "stats", "--json").output)
+    assert stats["index_ok"] is True and stats["index_documents"] == 1
+    assert json.loads(run(settings, "search", "kobani", "--json").output)["total"] == 1

@@ -1,8 +1,9 @@
 """Crash safety: the ingester is killed (SIGKILL) at random points, again and again, over one inbox.
 
-After every kill the next run picks up where the last left off. At the end every input file has been
-archived, counted as a duplicate or quarantined exactly once, SQL and the index hold the same
-articles, no article is stored twice, and the index opens.
+After every kill the archive answers searches, and everything the index finds is in SQL. The next run
+picks up where the last left off. At the end every input file has been archived, counted as a duplicate
+or quarantined exactly once, SQL and the index hold the same articles, no article is stored twice, and
+searches count exactly what SQL holds.
 """
 
 import gzip
@@ -18,9 +19,11 @@ import time
 import pytest
 from sqlalchemy import func, select
 
+from ingest.archive import Archive
 from ingest.db import make_engine, make_sessionmaker
 from ingest.models import Article, IngestFile
 from search.index import ArchiveIndex
+from search.request import SearchRequest
 
 from .conftest import ROOT, cli_env
 
@@ -89,7 +92,9 @@ def test_killed_ingesters_lose_nothing_and_double_nothing(migrated, inbox):
             rounds += 1
             originals.update({hashlib.sha256(p.read_bytes()).hexdigest(): p.name for p in inbox.iterdir()})
             names += [p.name for p in inbox.iterdir()]
-        kills += run_ingest(migrated, kill_after=rng.uniform(0.4, 1.8))
+        if run_ingest(migrated, kill_after=rng.uniform(0.4, 1.8)):
+            kills += 1
+            searches_agree_with_sql(migrated, exact=False)
     run_ingest(migrated)  # the last run goes to the end
     assert kills >= KILLS, f"only {kills} kills landed mid-run in {attempts} attempts"
     print(f"\n{kills} SIGKILLs landed mid-run in {attempts} attempts over {rounds} round(s) of files")
@@ -121,3 +126,36 @@ def test_killed_ingesters_lose_nothing_and_double_nothing(migrated, inbox):
     index = ArchiveIndex(migrated.index_dir)
     assert index.doc_count() == articles
     assert sorted(int(i) for i in index.iter_ids()) == sorted(set(int(i) for i in index.iter_ids()))
+    searches_agree_with_sql(migrated, exact=True)
+
+
+def sql_ids(settings, word: str = "") -> set[int]:
+    engine = make_engine(settings)
+    with make_sessionmaker(engine)() as s:
+        query = select(Article.id)
+        if word:
+            query = query.where(Article.body.contains(word))
+        ids = set(s.scalars(query))
+    engine.dispose()
+    return ids
+
+
+def searches_agree_with_sql(settings, exact: bool) -> None:
+    """Searches answer (whatever a kill left behind, deleted index documents included), and every article
+    the index finds is in SQL; with `exact`, the index finds exactly what SQL holds."""
+    archive = Archive(settings)
+    try:
+        healthy, details = archive.health()
+        assert healthy, details
+        searcher = archive.searcher()
+        for q, word in (("", ""), ("harbour", "harbour"), ("rail", "rail")):
+            found = searcher.search(SearchRequest(q=q, per_page=100))
+            ids = {int(doc_id) for doc_id, _ in found.page}
+            in_sql = sql_ids(settings, word)
+            assert ids <= in_sql, f"{q!r}: the index found articles SQL does not hold"
+            assert found.total <= len(in_sql)
+            if exact:
+                assert found.total == len(in_sql), q
+        assert archive.search(SearchRequest(q="story harbour", sort="newest"))["total"] >= 0
+    finally:
+        archive.close()

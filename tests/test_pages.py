@@ -25,9 +25,15 @@ def test_results_highlight_and_link_facets(client):
     assert "0 results" in narrowed or "no results" in narrowed.lower()
 
 
-def test_did_you_mean_and_pagination(client):
+def test_corrections_did_you_mean_and_pagination(client):
     html = page(client, "/search?q=kobanni")
-    assert "Did you mean" in html and 'href="/search?q=kobani"' in html
+    assert "Showing results for" in html and 'href="/search?q=kobani"' in html and "2 results" in html
+    assert 'Search instead for <a href="/search?q=kobanni&amp;correct=false">kobanni</a>' in html
+    html = page(client, "/search?q=kobanni&correct=false")
+    assert "0 results" in html and "Did you mean" in html and 'href="/search?q=kobani"' in html
+    html = page(client, "/search?q=oil+pricess")
+    assert "Did you mean" in html and 'href="/search?q=oil+prices"' in html
+    assert "articles with the most of them come first" in html
     first = page(client, "/search?per_page=2")
     assert "Page 1 of 3" in first and 'rel="next"' in first
 

@@ -5,10 +5,9 @@ import random
 import whoosh.index
 from whoosh.writing import SegmentWriter
 
-from ingest.indexing import make_doc
-from search.index import ArchiveCodec, ArchiveIndex, open_writer
-from search.pool import GroupingSegmentWriter
-from search.schema import build_schema
+from search.index import ArchiveIndex
+from search.internals import ArchiveCodec, GroupingSegmentWriter, open_writer
+from search.schema import CaptionFields, IndexDocument, build_schema
 
 WORDS = ("kobani syria turkey refugee refugees camp border fighters airstrike coalition islamic state town "
          "market shares bank rates oil prices 2015 35,000 suruç müller u.s. reuters photo gurel").split()
@@ -20,11 +19,13 @@ def make_docs(count: int, seed: int = 7) -> list[dict]:
     for n in range(1, count + 1):
         def words(k):
             return " ".join(rng.choice(WORDS) for _ in range(k))
-        captions = [(words(12), "AP Photo/Emrah Gurel", "Emrah Gurel", "AP")] if n % 3 == 0 else []
-        places = rng.sample(["Kobani", "Syria", "Turkey", "Iraq"], k=n % 4)
-        docs.append(make_doc(n, words(8), "\n\n".join(words(40) for _ in range(3)), "By Jane Doe" if n % 2 else None,
-                             "BEIRUT" if n % 5 == 0 else None, None, None,
-                             "Reuters" if n % 2 else "The Associated Press", captions, places))
+        captions = (CaptionFields(words(12), "AP Photo/Emrah Gurel", "Emrah Gurel", "AP"),) if n % 3 == 0 else ()
+        places = tuple(rng.sample(["Kobani", "Syria", "Turkey", "Iraq"], k=n % 4))
+        docs.append(IndexDocument(
+            id=n, headline=words(8), body="\n\n".join(words(40) for _ in range(3)),
+            byline="By Jane Doe" if n % 2 else None, dateline="BEIRUT" if n % 5 == 0 else None,
+            source="Reuters" if n % 2 else "The Associated Press", captions=captions, places=places,
+            url=f"https://example.com/story/{n}").fields())
     return docs
 
 

@@ -21,9 +21,13 @@ def openapi_document() -> dict:
                 "get": {
                     "summary": "Search the archive",
                     "parameters": [
-                        _param("q", 'Query text: words, "phrases", AND/OR/NOT, field:term for headline, body, caption, '
-                                    "credit, source, place, byline, dateline, year; wildcards like kob*. Empty lists "
-                                    "the archive, newest first.", {"type": "string", "maxLength": 1000}),
+                        _param("q", 'Query text, read as people type it: bare words (stop words are never required; '
+                                    "every word is required first, and when that finds fewer than a page the search "
+                                    'relaxes to "most words", see `match`), "phrases", AND/OR/NOT in capitals with '
+                                    "brackets, -word to exclude, +word to require, field:term for headline, body, caption, "
+                                    "credit, source, place, byline, dateline, year, url; wildcards like kob*; a pasted URL. "
+                                    "Nothing typed is an error: what was read differently is listed in `notices`. "
+                                    "Empty lists the archive, newest first.", {"type": "string", "maxLength": 1000}),
                         *[_param(f, f"Only articles with this {f} (repeatable; values of one facet are OR'ed)",
                                  {"type": "array", "items": {"type": "string"}}, style="form", explode=True)
                           for f in FACETS],
@@ -33,6 +37,10 @@ def openapi_document() -> dict:
                         _param("page", "Page number, from 1", {"type": "integer", "minimum": 1, "maximum": 10000, "default": 1}),
                         _param("per_page", "Hits per page", {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE, "default": 20}),
                         _param("facet_size", "Values listed per facet", {"type": "integer", "minimum": 0, "maximum": MAX_FACET_SIZE, "default": 20}),
+                        _param("correct", "When the query finds nothing and a correction from the archive's own words "
+                                          "finds something, answer the corrected query (`corrected` true). false: "
+                                          "answer the query as typed (the correction is still offered as `suggestion`)",
+                               {"type": "boolean", "default": True}),
                     ],
                     "responses": {
                         "200": {"description": "Results", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchResponse"}}}},
@@ -76,7 +84,22 @@ def openapi_document() -> dict:
                     "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}},
                     "facets": {"type": "object", "properties": {
                         f: {"type": "array", "items": {"$ref": "#/components/schemas/FacetValue"}} for f in FACETS}},
-                    "suggestion": {"type": "string", "nullable": True}}},
+                    "suggestion": {"type": "string", "nullable": True,
+                                   "description": "A corrected query that finds clearly more, from the archive's own words"},
+                    "corrected": {"type": "boolean",
+                                  "description": "True when the hits answer `suggestion` because `query` found nothing"},
+                    "match": {"type": "string", "enum": ["all", "most", "url", "list"], "description":
+                              "all: every word and required part matched (also any query with AND/OR/NOT); most: "
+                              "fewer than a page held every word, so articles holding any of the words are ranked, "
+                              "those holding the typed words as a run first, then by BM25F with relevance feedback; "
+                              "url: the article stored with the URL in the query; list: no words to look for, the "
+                              "archive (filtered) newest first"},
+                    "notices": {"type": "array", "items": {"type": "string"},
+                                "description": "How parts of the query were read differently from how they were typed"},
+                    "sort": {"type": "string", "enum": list(SORTS)},
+                    "filters": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+                    "from": {"type": "string", "format": "date", "nullable": True},
+                    "to": {"type": "string", "format": "date", "nullable": True}}},
                 "Caption": {"type": "object", "properties": {
                     "text": {"type": "string"}, "credit": {"type": "string", "nullable": True},
                     "photographer": {"type": "string", "nullable": True}, "agency": {"type": "string", "nullable": True}}},
