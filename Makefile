@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run test test-fast bench bench-load bench-extract clean
+.PHONY: run test test-fast bench bench-relevance bench-load bench-extract clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,13 +31,18 @@ test-fast: $(VENV)/.test-installed
 	$(BIN)/python -m pytest -q -m "not corpus and not browser"
 
 # Benchmarks on ../shared/corpus (each skips with a message when the corpus is absent); they rewrite
-# their own sections of BENCHMARKS.md. `make bench` runs them all at 20,000 articles;
+# their own sections of BENCHMARKS.md. `make bench` runs them all (speed at 20,000 articles);
 # `make bench BENCH_ARTICLES=106520` runs the speed benchmark on the whole Reuters corpus.
 BENCH_ARTICLES ?= 20000
 bench: $(VENV)/.test-installed
+	$(BIN)/python -m bench.relevance
 	$(BIN)/python -m bench.speed --articles $(BENCH_ARTICLES)
 	$(BIN)/python -m bench.load
 	$(BIN)/python bench/extract.py --compare
+
+# Known-item searches and the judged questions, beside SQLite FTS5 and plain Whoosh (bench/relevance.py).
+bench-relevance: $(VENV)/.test-installed
+	$(BIN)/python -m bench.relevance
 
 bench-load: $(VENV)/.test-installed
 	$(BIN)/python -m bench.load

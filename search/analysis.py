@@ -17,7 +17,6 @@ from whoosh.analysis.acore import Composable
 from whoosh.lang.porter import stem as porter_stem
 
 TOKEN_PATTERN = r"[\w\*]+(\.?[\w\*]+)*"  # whoosh.analysis.tokenizers.default_pattern
-PAIR_BREAK = "\x1e"  # separates texts whose words are not next to each other (headline, body, captions)
 _WORDS = re.compile(r"[\w\*]+(?:\.?[\w\*]+)*", re.UNICODE)  # the same, without a group, for findall
 
 
@@ -90,15 +89,6 @@ class NewsAnalyzer(Composable):
             out.append(stem(word) if stem is not None else word)
         return out
 
-    def pairs(self, value: str) -> set[str]:
-        """Every two terms that stand next to each other in `value` ("bank england" in "Bank of England"),
-        never across a PAIR_BREAK."""
-        out: set[str] = set()
-        for part in value.split(PAIR_BREAK):
-            terms = self.terms(part)
-            out.update(f"{a} {b}" for a, b in zip(terms, terms[1:]))
-        return out
-
     def __call__(self, value, positions=False, chars=False, keeporiginal=False, removestops=True, start_pos=0,
                  start_char=0, tokenize=True, mode="", no_morph=False, **kwargs):
         assert isinstance(value, str), f"{value!r} is not text"
@@ -155,35 +145,3 @@ class FastPositions(formats.Positions):
         for word, positions in fast(value).items():
             yield word, len(positions), len(positions) * boost, encode(positions)
 
-
-class PairAnalyzer(Composable):
-    """The word pairs of a text (see `NewsAnalyzer.pairs`), for the `pairs` field: a term lookup then tells
-    which articles hold a run of words, without reading positions (Elasticsearch's `index_phrases` idea)."""
-
-    def __init__(self, words: NewsAnalyzer | None = None) -> None:
-        self.words = words or NewsAnalyzer()
-
-    def __eq__(self, other):
-        return other.__class__ is self.__class__ and other.words == self.words
-
-    def __hash__(self):
-        return hash((self.__class__, self.words))
-
-    def pairs(self, value: str) -> set[str]:
-        return self.words.pairs(value)
-
-    def __call__(self, value, **kwargs):
-        token = Token(**{k: v for k, v in kwargs.items() if k in ("positions", "chars", "removestops", "mode")})
-        for pair in sorted(self.pairs(value)):
-            token.text = pair
-            token.boost = 1.0
-            token.stopped = False
-            yield token
-
-
-class PairExistence(formats.Existence):
-    """Whoosh's Existence format (same bytes), taking a document's pairs from `PairAnalyzer.pairs` directly."""
-
-    def word_values(self, value, analyzer, **kwargs):
-        fb = self.field_boost
-        return ((w, 1, fb, b"") for w in analyzer.pairs(value))

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
+from whoosh.reading import TermNotFound
 from whoosh.searching import Searcher
 
 from . import internals
@@ -127,6 +128,49 @@ def _length_bytes(reader, fieldname: str, count: int) -> np.ndarray:
     return np.array([length_to_byte(reader.doc_field_length(d, fieldname) or 0) for d in range(count)], dtype=np.uint8)
 
 
+def _holding_run(reader, fieldname: str, terms: tuple[str, ...], docs: list[int]) -> list[int]:
+    """The documents of `docs` (ascending, local) whose `fieldname` holds `terms` at consecutive positions."""
+    decode = reader.schema[fieldname].format.decode_positions
+    positions: list[dict[int, list[int]]] = []
+    for term in terms:  # each term's positions in the documents still in the running
+        found = _positions(reader, fieldname, term, docs, decode)
+        docs = [d for d in docs if d in found]
+        if not docs:
+            return []
+        positions.append(found)
+    held = []
+    for doc in docs:
+        starts = set(positions[0][doc])
+        for shift, found in enumerate(positions[1:], start=1):
+            starts &= {p - shift for p in found[doc]}
+            if not starts:
+                break
+        if starts:
+            held.append(doc)
+    return held
+
+
+def _positions(reader, fieldname: str, term: str, docs: list[int], decode) -> dict[int, list[int]]:
+    values = internals.posting_values(reader, fieldname, term, docs)
+    if values is not None:
+        return {d: decode(v) for d, v in values.items()}
+    try:
+        matcher = reader.postings(fieldname, term)
+    except TermNotFound:
+        return {}
+    out = {}
+    for doc in docs:
+        if not matcher.is_active():
+            break
+        if matcher.id() < doc:
+            matcher.skip_to(doc)
+            if not matcher.is_active():
+                break
+        if matcher.id() == doc:
+            out[doc] = matcher.value_as("positions")
+    return out
+
+
 def _segment_key(reader) -> tuple:
     segment = reader.segment() if hasattr(reader, "segment") else None
     seg_id = segment.segment_id() if segment is not None else id(reader)
@@ -232,6 +276,26 @@ class BoundView:
     def evaluate(self, q) -> tuple[np.ndarray, np.ndarray]:
         """(matching document numbers in ascending order, their BM25F scores) over all segments."""
         return self.engine.evaluate(q)
+
+    def holding_run(self, terms: tuple[str, ...], fields: tuple[str, ...], candidates: np.ndarray) -> np.ndarray:
+        """Which of `candidates` (ascending document numbers) hold `terms` one after the other in one of
+        `fields`: what Whoosh's Phrase query matches, read from the positions of the candidates only
+        (Whoosh's own phrase matcher walks every document that holds all the words)."""
+        leaves = self.searcher.subsearchers or [(self.searcher, 0)]
+        found: list[int] = []
+        for leaf, offset in leaves:
+            reader = leaf.reader()
+            local = candidates[(candidates >= offset) & (candidates < offset + reader.doc_count_all())] - offset
+            if not local.size:
+                continue
+            remaining = set(local.tolist())
+            for fieldname in fields:
+                if not remaining or fieldname not in reader.schema:
+                    continue
+                held = _holding_run(reader, fieldname, terms, sorted(remaining))
+                found.extend(d + offset for d in held)
+                remaining -= set(held)
+        return np.asarray(sorted(found), dtype=np.int64)
 
     def doc_id(self, docnum: int) -> str:
         return self.searcher.stored_fields(docnum)["id"]

@@ -76,6 +76,42 @@ def decode_postings(reader, fieldname: str, text) -> Optional[tuple[np.ndarray, 
     return np.concatenate(id_chunks), np.concatenate(weight_chunks)
 
 
+def posting_values(reader, fieldname: str, text, docs: list[int]) -> Optional[dict[int, bytes]]:
+    """The stored value (e.g. encoded positions) of one term's posting in each of `docs` (ascending) that
+    has one, reading only the blocks that can hold them; None when the fast path does not apply."""
+    if not FAST:
+        return None
+    try:
+        matcher = reader.postings(fieldname, text)
+    except TermNotFound:
+        return {}
+    matcher = getattr(matcher, "child", matcher) if type(matcher).__name__ == "FilterMatcher" else matcher
+    if not isinstance(matcher, W3LeafMatcher) or matcher._byteids or matcher._fixedsize not in (None, -1):
+        return None
+    m = matcher
+    out: dict[int, bytes] = {}
+    i = 0
+    while not m._atend and i < len(docs):
+        if docs[i] <= m._maxid:
+            raw = m._postfile.get(m._dataoffset, m._nextoffset - m._dataoffset)
+            data = loads(zlib.decompress(raw) if m._compression else raw)
+            ids = np.cumsum(np.asarray(data[0], dtype=np.int64))
+            values = data[2]
+            stop = i
+            while stop < len(docs) and docs[stop] <= m._maxid:
+                stop += 1
+            wanted = np.asarray(docs[i:stop], dtype=np.int64)
+            at = np.minimum(np.searchsorted(ids, wanted), ids.size - 1)
+            for doc, k in zip(wanted.tolist(), at.tolist()):
+                if ids[k] == doc:
+                    out[doc] = values[k]
+            i = stop
+        if m._lastblock:
+            break
+        m._goto(m._nextoffset)
+    return out
+
+
 def numeric_column(reader, name: str, count: int, dtype: str, default: int) -> Optional[np.ndarray]:
     """A fixed-width numeric column as an int64 array, read in one slice; None when the fast path does not apply."""
     if not FAST or not reader.has_column(name):

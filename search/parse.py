@@ -73,7 +73,7 @@ class ParsedQuery:
 
     text: str
     words: tuple[Word, ...] = ()  # bare words: all required first, relaxed to "most" when few match
-    pairs: tuple[str, ...] = ()  # the bare words' neighbouring pairs, as typed ("bank england")
+    runs: tuple[tuple[str, ...], ...] = ()  # runs of two or more neighbouring bare words, as typed
     required: tuple[query.Query, ...] = ()  # phrases, field terms, +words, wildcards
     excluded: tuple[query.Query, ...] = ()
     url: Optional[str] = None  # normalised, when the query names a URL
@@ -110,6 +110,11 @@ def word_query(term: str) -> query.Query:
 def analyse(text: str, fieldname: str = "body") -> list[str]:
     """The index terms of `text` in a field ("Refugees of Kobani" -> ["refuge", "kobani"] in the body)."""
     return [t.text for t in _ANALYZERS[fieldname](text)]
+
+
+def analysed_terms(text: str) -> list[str]:
+    """Every index term of `text` as the default fields hold it, in order (a long text, fast)."""
+    return _STEMMED.terms(text)
 
 
 @lru_cache(maxsize=4096)
@@ -324,10 +329,10 @@ class _Parser:
                     runs[-1].append(word.term)
                 continue
             runs.append([])  # anything but a bare word breaks a run
-        pairs = tuple(dict.fromkeys(f"{a} {b}" for run in runs for a, b in zip(run, run[1:])))
+        runs_of_two = tuple(tuple(run) for run in runs if len(run) >= 2)
         if not words and not required and not url and self.ignored:
             self.notices.append("every word of the query is too common to search: " + ", ".join(self.ignored))
-        return ParsedQuery(self.text, tuple(words.values()), pairs, tuple(required), tuple(excluded), url,
+        return ParsedQuery(self.text, tuple(words.values()), runs_of_two, tuple(required), tuple(excluded), url,
                            tuple(url_words), None, tuple(self.ignored), tuple(dict.fromkeys(self.notices)))
 
     def _url_words(self, text: str) -> list[Word]:

@@ -28,7 +28,7 @@ from whoosh import query
 from whoosh.searching import Searcher
 
 from .columns import BoundView, SegmentCache
-from .parse import ParsedQuery, analyse, parse_query, word_query
+from .parse import ParsedQuery, analyse, analysed_terms, parse_query, word_query
 from .request import SearchRequest
 from .schema import DEFAULT_FIELDS, FACETS, day_number
 
@@ -39,6 +39,10 @@ from .schema import DEFAULT_FIELDS, FACETS, day_number
 TIER_MAX_SHARE = 0.0
 # In a relaxed answer, the articles that hold every word (fewer than a page of them) come first.
 ALL_WORDS_FIRST = True
+# Articles holding the typed words in a row come before the rest (a pasted headline or sentence finds its
+# article): checked with Whoosh's phrase matching among this many of the best articles holding every word.
+PHRASE_CHECK_DOCS = 100
+PHRASE_FIELDS = ("headline", "body", "caption")
 # Relaxed answers are re-ranked with pseudo-relevance feedback (RM3): the words that stand out in the
 # best FEEDBACK_DOCS articles (found in at most FEEDBACK_MAX_SHARE of the archive) join the typed words,
 # the typed words keeping FEEDBACK_TYPED_WEIGHT of the weight. Only the order changes: every hit still
@@ -47,6 +51,10 @@ FEEDBACK_DOCS = 10
 FEEDBACK_TERMS = 20
 FEEDBACK_TYPED_WEIGHT = 0.5
 FEEDBACK_MAX_SHARE = 0.1
+
+# Corrections are looked for only for words this rare: at most this many articles, or this share of them.
+SUGGEST_RARE_DOCS = 3
+SUGGEST_RARE_SHARE = 0.0001
 
 MATCH_ALL = "all"  # every bare word (and every required part) matched
 MATCH_MOST = "most"  # relaxed: articles matching more of the words first
@@ -90,6 +98,7 @@ class ArchiveSearcher:
         self.schema = searcher.schema
         self.view: BoundView = cache.view(searcher, engine)
         self.texts = texts
+        self._frequencies: dict[str, int] = {}  # this searcher's index never changes: counts stay true
 
     # -- the answer ----------------------------------------------------------------------------------
 
@@ -212,24 +221,25 @@ class ArchiveSearcher:
             tiers += every.astype(np.int32) * (len(words) + 1)  # above any count of telling words
         if match == MATCH_URL or len(words) == 1:
             return _Matched(every, scores, None, match)
-        phrase = self._phrase_mask(parsed.pairs, every, n)
+        phrase = self._phrase_mask(parsed.runs, every, scores, n)
         if int(np.count_nonzero(every & _combined(filters, n))) >= per_page:
             return _Matched(every, scores, None, MATCH_ALL, phrase)
         return _Matched(allowed & (counts > 0), scores, tiers, MATCH_MOST, phrase)
 
-    def _phrase_mask(self, pairs: tuple[str, ...], every: np.ndarray, n: int) -> Optional[np.ndarray]:
-        """The articles that hold every neighbouring pair of the typed words (so, nearly always, the words as
-        typed, in a run), or None when no article does or the query has no pairs."""
-        if not pairs or not every.any():
+    def _phrase_mask(self, runs: tuple[tuple[str, ...], ...], every: np.ndarray, scores: np.ndarray,
+                     n: int) -> Optional[np.ndarray]:
+        """Among the best PHRASE_CHECK_DOCS articles holding every word, those that hold each run of typed
+        words in a row (in the headline, the body or a caption); None when none does or there is no run."""
+        if not runs or not every.any():
             return None
-        mask = every.copy()
-        for pair in pairs:
-            ids, _ = self.view.evaluate(query.Term("pairs", pair))
-            holds = np.zeros(n, dtype=bool)
-            holds[ids] = True
-            mask &= holds
-            if not mask.any():
+        candidates = np.flatnonzero(every)
+        candidates = np.sort(candidates[np.lexsort((candidates, -scores[candidates]))[:PHRASE_CHECK_DOCS]])
+        for run in runs:
+            candidates = self.view.holding_run(run, PHRASE_FIELDS, candidates)
+            if not candidates.size:
                 return None
+        mask = np.zeros(n, dtype=bool)
+        mask[candidates] = True
         return mask
 
     def _feedback(self, parsed: ParsedQuery, matched: _Matched, filters: dict[str, np.ndarray]) -> None:
@@ -244,14 +254,18 @@ class ArchiveSearcher:
         doc_weights = np.exp(top - top.max())
         model: Counter = Counter()
         for text, weight in zip(texts, doc_weights):
-            terms = Counter(analyse(text or ""))
+            terms = Counter(analysed_terms(text or ""))
             length = sum(terms.values()) or 1
             for term, count in terms.items():
                 model[term] += weight * count / length
         reader = self.searcher.reader()
         limit = FEEDBACK_MAX_SHARE * max(1, self.view.all_docs().size)
-        chosen = [(t, v) for t, v in model.most_common(FEEDBACK_TERMS * 4)
-                  if self._doc_frequency(reader, t) <= limit][:FEEDBACK_TERMS]
+        chosen = []
+        for term, value in model.most_common():
+            if self._doc_frequency(reader, term) <= limit:
+                chosen.append((term, value))
+                if len(chosen) == FEEDBACK_TERMS:
+                    break
         typed = [w.term for w in parsed.words]
         weights: Counter = Counter({t: FEEDBACK_TYPED_WEIGHT / len(typed) for t in typed})
         mass = sum(v for _, v in chosen) or 1.0
@@ -301,8 +315,9 @@ class ArchiveSearcher:
     def suggest(self, parsed: ParsedQuery, filters: dict[str, np.ndarray]) -> tuple[Optional[str], int]:
         """(a corrected query text, how many articles it finds with every word), or (None, 0).
 
-        Only bare words of three or more letters with no digits are candidates (never stop words,
-        numbers or URLs). A word is replaced by the close word (one edit for words of up to four letters,
+        Only rare bare words (held by at most SUGGEST_RARE_DOCS articles, or SUGGEST_RARE_SHARE of the
+        archive) of three or more letters with no digits are candidates (never stop words, numbers or
+        URLs). A word is replaced by the close word (one edit for words of up to four letters,
         two for longer) from the headline and caption vocabulary that matches the most articles, when
         that is more than three times as many as the typed word matches. The corrected query is kept
         only when it finds at least twice as many articles as the typed one, plus one.
@@ -312,11 +327,14 @@ class ArchiveSearcher:
         reader = self.searcher.reader()
         spell_fields = [f for f in ("spell_headline", "spell_caption") if f in self.schema]
         replacements: dict[str, str] = {}
+        rare = max(SUGGEST_RARE_DOCS, self.view.all_docs().size * SUGGEST_RARE_SHARE)
         for word in parsed.words:
             typed = word.text.lower()
             if len(typed) < 3 or not typed.isalpha():
                 continue
             own = self._doc_frequency(reader, word.term)
+            if own > rare:
+                continue  # a word this many articles hold is meant as typed
             best, best_freq = None, 3 * own
             for spell_field in spell_fields:
                 corrector = self.searcher.corrector(spell_field)
@@ -342,9 +360,12 @@ class ArchiveSearcher:
             return corrected, corrected_all
         return None, 0
 
-    @staticmethod
-    def _doc_frequency(reader, term: str) -> int:
-        return max(reader.doc_frequency(f, term) for f in DEFAULT_FIELDS)
+    def _doc_frequency(self, reader, term: str) -> int:
+        """In how many articles a default field holds `term`, at most (the largest field's count)."""
+        found = self._frequencies.get(term)
+        if found is None:
+            found = self._frequencies[term] = max(reader.doc_frequency(f, term) for f in DEFAULT_FIELDS)
+        return found
 
 
 def _combined(masks: dict[str, np.ndarray], n: int) -> np.ndarray:

@@ -16,11 +16,11 @@ from urllib.parse import urlsplit
 from whoosh import analysis, columns
 from whoosh.fields import COLUMN, ID, KEYWORD, NUMERIC, TEXT, Schema
 
-from .analysis import PAIR_BREAK, FastPositions, NewsAnalyzer, PairAnalyzer, PairExistence
+from .analysis import FastPositions, NewsAnalyzer
 
 # Bumped whenever the schema or the way documents are written changes: an index built under another
 # version is rebuilt from SQL by the next `newsarchive ingest` or `newsarchive reindex`.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # Facet values are joined with this separator inside one field value, so a value may hold commas.
 FACET_SEPARATOR = "\x1f"
@@ -50,13 +50,6 @@ def _facet_field() -> KEYWORD:
     return facet
 
 
-def _pairs_field() -> KEYWORD:
-    pairs = KEYWORD(stored=False, scorable=False, sortable=False)
-    pairs.analyzer = PairAnalyzer(stemming_analyzer())
-    pairs.format = PairExistence()
-    return pairs
-
-
 def _fast(text_field: TEXT) -> TEXT:
     text_field.format = FastPositions(field_boost=text_field.format.field_boost)
     return text_field
@@ -78,9 +71,6 @@ def build_schema() -> Schema:
         byline=_fast(TEXT(analyzer=plain, phrase=True)),
         dateline=_fast(TEXT(analyzer=plain, phrase=True)),
         url=ID(),
-        # Every two words that stand next to each other in the headline, the body or a caption ("bank
-        # england"): the searcher ranks articles that hold a typed run of words first, by term lookups.
-        pairs=_pairs_field(),
         # Exact values for facets and filters.
         source_facet=_facet_field(),
         credit_facet=_facet_field(),
@@ -154,7 +144,6 @@ class IndexDocument:
 
     def fields(self) -> dict:
         doc: dict = {"id": str(self.id), "headline": self.headline or "", "body": self.body or ""}
-        doc["pairs"] = PAIR_BREAK.join([doc["headline"], doc["body"], *(c.text for c in self.captions)])
         if self.captions:
             doc["caption"] = "\n".join(c.text for c in self.captions)
             credits = [c.credit for c in self.captions if c.credit]

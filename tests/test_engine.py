@@ -28,7 +28,7 @@ from search.engine import NumpyEngine, WhooshEngine
 from search.index import ArchiveIndex
 from search.internals import ArchiveCodec, GroupingSegmentWriter
 from search.parse import analyse, parse_query, word_query
-from search.query import (ALL_WORDS_FIRST, FEEDBACK_DOCS, FEEDBACK_MAX_SHARE, FEEDBACK_TERMS, FEEDBACK_TYPED_WEIGHT, MATCH_MOST,
+from search.query import (ALL_WORDS_FIRST, PHRASE_CHECK_DOCS, PHRASE_FIELDS, FEEDBACK_DOCS, FEEDBACK_MAX_SHARE, FEEDBACK_TERMS, FEEDBACK_TYPED_WEIGHT, MATCH_MOST,
                           TIER_MAX_SHARE, ArchiveSearcher)
 from search.request import SearchRequest
 from search.schema import DEFAULT_FIELDS, MISSING_TS, CaptionFields, IndexDocument, day_number
@@ -314,10 +314,11 @@ class Reference:
             required = list(parsed.required) + ([url] if url_found else [])
             hits = self.hits(query.And(words + required))
             every = set(self._minus(hits, parsed))
-            if len(words) > 1 and not url_found:
-                phrase = every
-                for pair in parsed.pairs:
-                    phrase = phrase & set(self.hits(query.Term("pairs", pair)))
+            if len(words) > 1 and not url_found and parsed.runs:
+                # Whoosh's own phrase matching, among the best PHRASE_CHECK_DOCS articles holding every word.
+                phrase = set(sorted(every, key=lambda d: (-hits[d], d))[:PHRASE_CHECK_DOCS])
+                for run in parsed.runs:
+                    phrase &= set(self.hits(query.Or([query.Phrase(f, list(run)) for f in PHRASE_FIELDS])))
             if len(words) > 1 and not url_found and len(self._filtered(self._minus(hits, parsed), request)) < request.per_page:
                 relaxed = True
                 hits = self.hits(query.And([query.Or(words)] + required) if required else query.Or(words))
@@ -340,7 +341,7 @@ class Reference:
                 if ALL_WORDS_FIRST:
                     for d in every & set(tiers):
                         tiers[d] += len(words) + 1
-            in_phrase = phrase if parsed.pairs and phrase else set()
+            in_phrase = phrase if parsed.runs and phrase else set()
             order = sorted(final, key=lambda d: (d not in in_phrase, -tiers[d], -final[d], d))
         else:
             newest = request.sort != "oldest"
