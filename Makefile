@@ -25,6 +25,7 @@ run: $(VENV)/.run-installed
 	$(BIN)/newsarchive serve --host $(HOST) --port $(PORT) --watch
 
 test: $(VENV)/.test-installed
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 test-fast: $(VENV)/.test-installed

@@ -103,10 +103,10 @@ def ingest_and_read_back(html_dir: Path) -> tuple[dict[str, str], dict[str, str]
     captions stored by page id, seconds the ingest run took)."""
     from sqlalchemy import func, select
 
-    from ingest.db import make_engine, make_sessionmaker, upgrade
-    from ingest.models import Article, Caption, IngestFile
     from ingest.pipeline import Ingester
-    from ingest.settings import Settings
+    from store.db import make_engine, make_sessionmaker, upgrade
+    from store.models import Article, Caption, IngestFile
+    from store.settings import Settings
 
     with tempfile.TemporaryDirectory(prefix="bench-extract-") as tmp:
         settings = Settings.from_env({}, home=Path(tmp) / "home")

@@ -14,8 +14,20 @@ import sys
 import threading
 import time
 
-from .common import (ROOT, Server, archive_env, machine, newsarchive, percentile, query_mix, require_corpus,
-                     reuters_lines, today, update_benchmarks, write_feed)
+from .common import (
+    ROOT,
+    Server,
+    archive_env,
+    machine,
+    newsarchive,
+    percentile,
+    query_mix,
+    require_corpus,
+    reuters_lines,
+    today,
+    update_benchmarks,
+    write_feed,
+)
 
 
 def main() -> int:

@@ -125,8 +125,8 @@ class Ours:
     name = "newsarchive (/api/search's code path)"
 
     def __init__(self, home: Path) -> None:
-        from ingest.archive import Archive
-        from ingest.settings import Settings
+        from store.read import Archive
+        from store.settings import Settings
 
         self.archive = Archive(Settings.from_env({}, home=home))
 
@@ -308,7 +308,8 @@ def main() -> int:
             print(f"  miss ({kind}) {key_of[article_id]}: {text}")
     known_pass = kh >= 0.99 and kb >= 0.97
 
-    from search import parse, query as q_module
+    from search import parse
+    from search import query as q_module
 
     weights = ", ".join(f"{k} {v:g}" for k, v in parse.FIELD_WEIGHTS.items())
     feedback = (f"relevance feedback on relaxed answers from the best {q_module.FEEDBACK_DOCS} articles, "

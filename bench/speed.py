@@ -10,20 +10,29 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
-from .common import (ROOT, Server, archive_env, machine, newsarchive, percentile, query_mix, require_corpus,
-                     reuters_lines, today, update_benchmarks, write_feed)
-
+from .common import (
+    ROOT,
+    Server,
+    archive_env,
+    machine,
+    newsarchive,
+    percentile,
+    query_mix,
+    require_corpus,
+    reuters_lines,
+    today,
+    update_benchmarks,
+    write_feed,
+)
 
 # -- ingestion ---------------------------------------------------------------------------------------
 
@@ -213,7 +222,7 @@ def main() -> int:
     print("raw Whoosh writer ...", flush=True)
     raw_rate, raw_seconds = raw_whoosh_rate(records, workdir)
     print(f"  {raw_rate:.0f} articles/s ({raw_seconds:.1f} s)", flush=True)
-    from ingest.settings import Settings
+    from store.settings import Settings
 
     our_memory = Settings.from_env({}).index_memory_mb // 2
     print(f"raw Whoosh writer with our memory budget ({our_memory} MB per process) ...", flush=True)
@@ -232,7 +241,7 @@ def main() -> int:
 
     print("SQLite FTS5 ...", flush=True)
     fts_path = workdir / "fts5.sqlite"
-    fts_build = build_fts5(records, fts_path)
+    build_fts5(records, fts_path)
     mix = query_mix(args.queries)
     queries = [text for _, text in mix]
     fts = fts5_latencies(fts_path, queries, args.rounds)

@@ -1,20 +1,23 @@
-"""Feeding the Whoosh index from SQL: pending rows are written, then marked indexed; a full rebuild swaps in a new index."""
+"""Feeding the Whoosh index from SQL: pending rows are written, then marked indexed; a full rebuild swaps in a new index.
+
+`Article.indexed` changes here only (`_set_indexed`); new rows are stored not indexed (ingest/persist.py).
+The index is always written and committed before rows are marked, so a crash in between leaves rows to
+redo, never rows lost (a redo is an `update_document`, harmless).
+"""
 
 from __future__ import annotations
 
-import datetime as dt
 from collections import defaultdict
+from contextlib import ExitStack
 from typing import Callable, Iterator, Optional
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from search.index import ArchiveIndex
 from search.internals import abandon_writer, open_writer
 from search.schema import CaptionFields, IndexDocument
-
-from .models import Article, Caption, Place, Source, article_places
-from .store import StoredArticle
+from store.models import Article, Caption, Place, Source, article_places
 
 SYNC_BATCH = 5000
 # Below this many documents one process writes faster than starting helper processes.
@@ -50,30 +53,25 @@ def article_docs(session: Session, ids: list[int]) -> list[IndexDocument]:
     return docs
 
 
-def stored_doc(stored: StoredArticle) -> IndexDocument:
-    """The index document of an article just written, from what was written (no SQL read back)."""
-    row = stored.row
-    return IndexDocument(
-        id=stored.id, headline=row["headline"], body=row["body"],
-        captions=tuple(CaptionFields(*c) for c in stored.captions), source=stored.source,
-        places=tuple(stored.places), byline=row["byline"], dateline=row["dateline"], url=row["url"],
-        day=row["published_day"], published_utc=row["published_utc"])
+def _set_indexed(sessions: sessionmaker, indexed: bool, *where) -> None:
+    """Mark the articles matching `where` (all of them when empty) as indexed or not, in one transaction."""
+    with sessions.begin() as session:
+        session.execute(update(Article).where(*where).values(indexed=indexed))
 
 
 def sync_pending(sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1, memory_mb: int = 256,
                  batch: int = SYNC_BATCH) -> int:
     """Write every not-yet-indexed article to the index, then mark it indexed; return how many.
 
-    The index is written and committed before the rows are marked, so a crash in between leaves rows to
-    redo (update_document makes the redo harmless), never rows lost. The index lock keeps a concurrent
-    `reindex` from swapping generations part-way through.
+    The index lock keeps a concurrent `reindex` from swapping generations part-way through.
     """
     total = 0
     with index.lock():
         if not index.usable():
-            # No index, or one that cannot be read: start a fresh one and feed it every article.
+            # No index, or one that cannot be read (or built by another schema version): start a fresh
+            # one and feed it every article.
             index.reset()
-            _mark_all_pending(sessions)
+            _set_indexed(sessions, False)
         while True:
             with sessions() as session:
                 ids = list(session.scalars(
@@ -82,8 +80,7 @@ def sync_pending(sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1,
                     return total
                 docs = article_docs(session, ids)
             index.write(docs, procs=procs if len(docs) >= PARALLEL_MIN_DOCS else 1, memory_mb=memory_mb)
-            with sessions.begin() as session:
-                session.execute(update(Article).where(Article.id.in_(ids)).values(indexed=True))
+            _set_indexed(sessions, True, Article.id.in_(ids))
             total += len(ids)
 
 
@@ -95,8 +92,8 @@ class IndexFeeder:
     committed; then the rows are marked indexed. If a file's transaction fails after its documents were
     added, the whole uncommitted writer is dropped: the rows of earlier files stay marked not indexed,
     and `sync_pending` writes them. A crash anywhere leaves rows to redo, never documents without rows.
-    The index's sync lock is held from the first document to the commit, so `reindex` cannot swap the
-    index underneath.
+    The index's sync lock is held from the first document to the commit (on `self._held`), so `reindex`
+    cannot swap the index underneath.
     """
 
     def __init__(self, sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1, memory_mb: int = 256,
@@ -107,20 +104,20 @@ class IndexFeeder:
         self.memory_mb = memory_mb
         self.commit_docs = commit_docs
         self._writer = None
-        self._lock = None
+        self._held = ExitStack()  # the index lock, from the first document to the commit
         self._file_docs = 0
         self._committed_files: list[int] = []
         self._docs = 0
         self._rebuild_all = False
 
-    def add(self, stored: list[StoredArticle], *, parallel: bool) -> None:
-        if not stored:
+    def add(self, docs: list[IndexDocument], *, parallel: bool) -> None:
+        if not docs:
             return
         if self._writer is None:
             self._open(parallel)
-        for item in stored:
-            self._writer.add_document(**stored_doc(item).fields())
-        self._file_docs += len(stored)
+        for doc in docs:
+            self._writer.add_document(**doc.fields())
+        self._file_docs += len(docs)
 
     def file_committed(self, ingest_file_id: int) -> None:
         """The file's rows are committed: its documents may now be committed with the index."""
@@ -143,18 +140,14 @@ class IndexFeeder:
         return docs
 
     def _open(self, parallel: bool) -> None:
-        lock = self.index.lock()
-        lock.__enter__()
-        try:
+        with ExitStack() as opening:
+            opening.enter_context(self.index.lock())
             if not self.index.usable():
                 # Called inside a file's transaction, so the rows are marked pending at commit time.
                 self.index.reset()
                 self._rebuild_all = True
             self._writer = open_writer(self.index.open(), self.procs if parallel else 1, self.memory_mb)
-        except BaseException:
-            lock.__exit__(None, None, None)
-            raise
-        self._lock = lock
+            self._held = opening.pop_all()  # opened: keep the lock until _close
 
     def _close(self, commit: bool) -> None:
         if self._writer is None:
@@ -162,36 +155,26 @@ class IndexFeeder:
         writer, self._writer = self._writer, None
         files, self._committed_files = self._committed_files, []
         self._docs = self._file_docs = 0
-        try:
+        with self._held:
             if commit and files:
                 try:
                     writer.commit()
                 except BaseException:
                     abandon_writer(writer)
                     raise
-                with self.sessions.begin() as session:
-                    if self._rebuild_all:  # a fresh index: every other article still has to be written
-                        session.execute(update(Article).where(Article.indexed.is_(True)).values(indexed=False))
-                    for start in range(0, len(files), 500):
-                        session.execute(update(Article).where(Article.ingest_file_id.in_(files[start:start + 500]),
-                                                              Article.indexed.is_(False)).values(indexed=True))
-                self._rebuild_all = False
+                if self._rebuild_all:  # a fresh index: every other article still has to be written
+                    _set_indexed(self.sessions, False)
+                for start in range(0, len(files), 500):
+                    _set_indexed(self.sessions, True, Article.ingest_file_id.in_(files[start:start + 500]))
             else:
                 abandon_writer(writer)
                 if self._rebuild_all:
-                    _mark_all_pending(self.sessions)
-                    self._rebuild_all = False
-        finally:
-            lock, self._lock = self._lock, None
-            lock.__exit__(None, None, None)
+                    _set_indexed(self.sessions, False)
+            self._rebuild_all = False
 
 
-def _mark_all_pending(sessions: sessionmaker) -> None:
-    with sessions.begin() as session:
-        session.execute(update(Article).where(Article.indexed.is_(True)).values(indexed=False))
-
-
-def iter_all_docs(sessions: sessionmaker, chunk: int = 2000, upto: Optional[list[int]] = None) -> Iterator[IndexDocument]:
+def iter_all_docs(sessions: sessionmaker, chunk: int = 2000,
+                  upto: Optional[list[int]] = None) -> Iterator[IndexDocument]:
     """Every article as a document, in id order, read in chunks so memory stays flat; records the last id read."""
     last = 0
     while True:
@@ -213,20 +196,12 @@ def reindex(sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1, memo
     Rows stored while the rebuild ran are marked pending after the swap and synced into the new index.
     """
     last_id: list[int] = [0]
+
+    def before_swap() -> None:
+        _set_indexed(sessions, False, Article.id > last_id[0])
+        _set_indexed(sessions, True, Article.id <= last_id[0])
+
     count = index.rebuild(iter_all_docs(sessions, upto=last_id), procs=procs, memory_mb=memory_mb, progress=progress,
-                          before_swap=lambda: _mark_later_pending(sessions, last_id[0]))
+                          before_swap=before_swap)
     sync_pending(sessions, index, procs=procs, memory_mb=memory_mb)
     return count
-
-
-def _mark_later_pending(sessions: sessionmaker, last_id: int) -> None:
-    with sessions.begin() as session:
-        session.execute(update(Article).where(Article.id > last_id).values(indexed=False))
-        session.execute(update(Article).where(Article.id <= last_id, Article.indexed.is_(False)).values(indexed=True))
-
-
-def counts(session: Session) -> dict[str, int]:
-    return {
-        "articles": session.scalar(select(func.count()).select_from(Article)) or 0,
-        "pending_index": session.scalar(select(func.count()).select_from(Article).where(Article.indexed.is_(False))) or 0,
-    }

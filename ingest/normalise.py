@@ -6,7 +6,7 @@ import codecs
 import re
 import unicodedata
 
-from .records import InputError
+from .errors import InputError
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),

@@ -30,9 +30,12 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from search.index import ArchiveIndex
+from store.db import make_engine, make_sessionmaker
+from store.models import IngestFile, utcnow
+from store.settings import Settings
 
 from . import indexing
-from .db import make_engine, make_sessionmaker
+from .errors import InputError, RecordError
 from .inbox import (
     InputFile,
     discover,
@@ -42,12 +45,10 @@ from .inbox import (
     read_file,
     write_error_file,
 )
-from .models import IngestFile, utcnow
 from .normalise import safe_text
+from .persist import ArticleStore
 from .readers import Limits, Unit, iter_units, open_unpacked, parse_unit, sniff
-from .records import ArticleData, InputError, RecordError
-from .settings import Settings
-from .store import ArticleStore
+from .records import ArticleData
 
 log = logging.getLogger(__name__)
 

@@ -7,6 +7,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .normalise import safe_text
+
 
 @dataclass
 class CaptionData:
@@ -54,8 +56,6 @@ class ArticleData:
 
     def prepare(self) -> "ArticleData":
         """Make every text storable and compute the content hash and publication fields now."""
-        from .normalise import safe_text
-
         self.headline = safe_text(self.headline)
         self.paragraphs = [safe_text(p) for p in self.paragraphs]
         for name in ("source", "byline", "dateline", "url", "language"):
@@ -95,15 +95,3 @@ class ArticleData:
             utc = value.astimezone(dt.timezone.utc).replace(tzinfo=None) if value.tzinfo else value
             return iso, value.date(), utc
         return value.isoformat(), value, dt.datetime(value.year, value.month, value.day)
-
-
-@dataclass
-class RecordError:
-    """A record inside a multi-record file that could not be read; the file's other records go on."""
-
-    line: int
-    reason: str
-
-
-class InputError(Exception):
-    """The file as a whole cannot be ingested; the message says why and goes into its .error.json."""

@@ -2,9 +2,9 @@
 
 from alembic import context
 
-from ingest.db import make_engine
-from ingest.models import Base
-from ingest.settings import Settings
+from store.db import make_engine
+from store.models import Base
+from store.settings import Settings
 
 config = context.config
 target_metadata = Base.metadata

@@ -19,9 +19,9 @@ from typing import Iterator, Optional
 import pytest
 from sqlalchemy.engine import make_url
 
-from ingest.db import make_engine, make_sessionmaker, upgrade
 from ingest.pipeline import Ingester
-from ingest.settings import Settings
+from store.db import make_engine, make_sessionmaker, upgrade
+from store.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"

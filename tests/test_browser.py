@@ -1,7 +1,6 @@
 """A real browser (Debian's Chromium, driven by Playwright) against `newsarchive serve`."""
 
 import os
-import shutil
 import socket
 import subprocess
 import sys

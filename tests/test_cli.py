@@ -4,7 +4,7 @@ import json
 
 from click.testing import CliRunner
 
-from ingest.cli import cli
+from webapp.cli import cli
 
 from .conftest import SEED_FILE, cli_env
 

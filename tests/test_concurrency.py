@@ -1,7 +1,6 @@
 """Searching while another process ingests or reindexes: every request answered, none lost."""
 
 import json
-import os
 import random
 import subprocess
 import sys
@@ -10,8 +9,8 @@ import time
 
 import pytest
 
-from ingest.db import upgrade
 from ingest.pipeline import Ingester
+from store.db import upgrade
 
 from .conftest import ROOT, SEED_FILE, cli_env, make_settings
 

@@ -7,8 +7,8 @@ import json
 import pytest
 from sqlalchemy import func, select
 
-from ingest.models import Article, IngestFile
 from ingest.pipeline import Ingester
+from store.models import Article, IngestFile
 
 from .conftest import CORPUS
 

@@ -14,10 +14,10 @@ import pytest
 from bs4 import BeautifulSoup
 from sqlalchemy import select
 
-from ingest.db import make_engine, make_sessionmaker, upgrade
-from ingest.models import Article, IngestFile
 from ingest.pipeline import Ingester
-from ingest.settings import Settings
+from store.db import make_engine, make_sessionmaker, upgrade
+from store.models import Article, IngestFile
+from store.settings import Settings
 
 from .conftest import CORPUS, ROOT
 

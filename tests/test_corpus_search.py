@@ -7,8 +7,8 @@ import random
 import pytest
 from sqlalchemy import func, select
 
-from ingest.models import Article, Caption, Place, Source, article_places
 from ingest.pipeline import Ingester
+from store.models import Article, Caption, Place, Source, article_places
 
 from .conftest import BACKENDS, CORPUS, database, make_settings
 
@@ -22,7 +22,7 @@ def corpus_app(request, tmp_path_factory):
 
 
 def _corpus_app(tmp_path_factory, database_url):
-    from ingest.db import upgrade
+    from store.db import upgrade
     from webapp import create_app
 
     home = tmp_path_factory.mktemp("corpus")

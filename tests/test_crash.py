@@ -19,11 +19,11 @@ import time
 import pytest
 from sqlalchemy import func, select
 
-from ingest.archive import Archive
-from ingest.db import make_engine, make_sessionmaker
-from ingest.models import Article, IngestFile
 from search.index import ArchiveIndex
 from search.request import SearchRequest
+from store.db import make_engine, make_sessionmaker
+from store.models import Article, IngestFile
+from store.read import Archive
 
 from .conftest import ROOT, cli_env
 

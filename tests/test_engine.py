@@ -28,8 +28,18 @@ from search.engine import NumpyEngine, WhooshEngine
 from search.index import ArchiveIndex
 from search.internals import ArchiveCodec, GroupingSegmentWriter
 from search.parse import analyse, parse_query, word_query
-from search.query import (ALL_WORDS_FIRST, PHRASE_CHECK_DOCS, PHRASE_FIELDS, FEEDBACK_DOCS, FEEDBACK_MAX_SHARE, FEEDBACK_TERMS, FEEDBACK_TYPED_WEIGHT, MATCH_MOST,
-                          TIER_MAX_SHARE, ArchiveSearcher)
+from search.query import (
+    ALL_WORDS_FIRST,
+    FEEDBACK_DOCS,
+    FEEDBACK_MAX_SHARE,
+    FEEDBACK_TERMS,
+    FEEDBACK_TYPED_WEIGHT,
+    MATCH_MOST,
+    PHRASE_CHECK_DOCS,
+    PHRASE_FIELDS,
+    TIER_MAX_SHARE,
+    ArchiveSearcher,
+)
 from search.request import SearchRequest
 from search.schema import DEFAULT_FIELDS, MISSING_TS, CaptionFields, IndexDocument, day_number
 

@@ -7,11 +7,13 @@ import os
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
+from ingest.errors import InputError
 from ingest.pipeline import Ingester
 from ingest.readers import read_bytes
-from ingest.records import InputError
 
 FUZZ = hsettings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                           HealthCheck.too_slow])

@@ -9,12 +9,12 @@ import json
 
 import pytest
 
-from ingest.archive import Archive
 from ingest.credits import is_credit, parse_credit
+from ingest.errors import InputError
 from ingest.pipeline import Ingester
 from ingest.readers import read_bytes
-from ingest.records import InputError
 from search.request import SearchRequest
+from store.read import Archive
 
 STORY = [
     "The city council voted on Tuesday to close the old harbour bridge to cars from next spring, ending a decade "

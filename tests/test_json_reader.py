@@ -3,8 +3,8 @@ import json
 
 import pytest
 
+from ingest.errors import InputError
 from ingest.readers import read_bytes
-from ingest.records import InputError
 
 
 def test_common_field_names():

@@ -2,7 +2,7 @@ import pytest
 from alembic import command
 from sqlalchemy import inspect
 
-from ingest.db import alembic_config, make_engine, upgrade
+from store.db import alembic_config, make_engine, upgrade
 
 
 def test_upgrade_head_on_an_empty_database_matches_the_models(settings):

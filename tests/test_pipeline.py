@@ -9,8 +9,8 @@ import pytest
 from sqlalchemy import func, select
 
 from ingest.inbox import display_path
-from ingest.models import Article, IngestFile
 from ingest.pipeline import Ingester
+from store.models import Article, IngestFile
 
 from .conftest import SEED_FILE
 

@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from ingest.db import make_engine, make_sessionmaker, upgrade
 from ingest.indexing import article_docs
 from ingest.pipeline import Ingester
 from search.index import ArchiveIndex
+from store.db import make_engine, make_sessionmaker, upgrade
 
 from .conftest import SEED_FILE, make_settings
 

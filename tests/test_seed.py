@@ -4,7 +4,7 @@ import datetime as dt
 
 from sqlalchemy import select
 
-from ingest.models import Article
+from store.models import Article
 
 from .conftest import SEED_FILE
 

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.settings import Settings, SettingsError, documented_settings
+from store.settings import Settings, SettingsError, documented_settings
 
 
 def test_defaults_follow_the_spec(tmp_path):

@@ -1,11 +1,10 @@
-import codecs
 import datetime as dt
 
 import pytest
 
+from ingest.errors import InputError
 from ingest.normalise import split_paragraphs
 from ingest.readers import detect_format, read_bytes
-from ingest.records import InputError
 
 STORY = "Markets rally after rate cut\n\nShares rose on Friday.\n\nBonds fell, traders said.\n"
 

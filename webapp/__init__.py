@@ -7,10 +7,10 @@ from typing import Optional
 from flask import Flask, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from ingest.archive import Archive
-from ingest.settings import Settings
 from search.index import IndexMissing
 from search.request import BadRequest
+from store.read import Archive
+from store.settings import Settings
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "

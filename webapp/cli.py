@@ -1,14 +1,223 @@
-"""The `newsarchive` entry point: the ingest commands plus `serve`, which needs the web app."""
+"""The `newsarchive` command: a thin wrapper over the library that turns errors into clear messages.
+
+Only `db upgrade`, `ingest` and `reindex` change the database's schema (they apply the migrations first);
+`search`, `stats` and `serve` read, and on a database behind the migrations they stop and say to run
+`newsarchive db upgrade`.
+"""
 
 from __future__ import annotations
 
+import json
+import logging
+import re
 import signal
 import subprocess
 import sys
+from html import unescape
+from pathlib import Path
 
 import click
+import waitress
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SQLAlchemyError
 
-from ingest.cli import _settings, _upgrade, cli
+from ingest.indexing import reindex as rebuild_index
+from ingest.pipeline import FileResult, Ingester, RunSummary
+from ingest.pipeline import watch as watch_inbox
+from search.index import ArchiveIndex, IndexMissing
+from search.request import BadRequest, parse_request
+from search.schema import FACETS
+from store.db import DatabaseBehind, make_engine, make_sessionmaker, require_current, upgrade
+from store.read import Archive
+from store.settings import Settings, SettingsError
+from store.stats import collect
+
+from . import create_app
+
+
+def _settings() -> Settings:
+    try:
+        return Settings.from_env()
+    except SettingsError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _safe_url(settings: Settings) -> str:
+    return make_url(settings.database_url).render_as_string(hide_password=True)
+
+
+def _upgrade(settings: Settings) -> None:
+    """Apply the migrations (for the commands that write)."""
+    try:
+        upgrade(settings)
+    except SQLAlchemyError as exc:
+        reason = exc.orig if hasattr(exc, "orig") else exc
+        raise click.ClickException(f"cannot reach or migrate the database at {_safe_url(settings)}: "
+                                   f"{exc.__class__.__name__}: {reason}") from exc
+
+
+def _require_current(settings: Settings) -> None:
+    """Stop with advice when the database is behind the migrations (for the commands that only read)."""
+    try:
+        require_current(settings)
+    except DatabaseBehind as exc:
+        raise click.ClickException(str(exc)) from exc
+    except SQLAlchemyError as exc:
+        reason = exc.orig if hasattr(exc, "orig") else exc
+        raise click.ClickException(f"cannot reach the database at {_safe_url(settings)}: "
+                                   f"{exc.__class__.__name__}: {reason}") from exc
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli() -> None:
+    """newsarchive: ingest news articles, search them, serve them."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+
+# -- writing ---------------------------------------------------------------------------------------------
+
+@cli.group()
+def db() -> None:
+    """Database commands."""
+
+
+@db.command("upgrade")
+def db_upgrade() -> None:
+    """Apply the Alembic migrations to the database."""
+    settings = _settings()
+    _upgrade(settings)
+    click.echo(f"database at {_safe_url(settings)} is at the latest revision")
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--watch", is_flag=True, help="After ingesting, keep watching the inbox for new files.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@click.option("--workers", type=click.IntRange(0, 64), default=None, help="Parser processes (default: one per CPU).")
+def ingest(paths: tuple[Path, ...], watch: bool, as_json: bool, workers: int | None) -> None:
+    """Ingest files or folders (default: the inbox); inbox files move to archive/ or failed/."""
+    settings = _settings()
+    _upgrade(settings)
+    with Ingester(settings, workers=workers) as ingester:
+        summary = ingester.run(paths, progress=not as_json and sys.stderr.isatty())
+        if as_json:
+            click.echo(json.dumps(summary.as_dict(), ensure_ascii=False))
+        else:
+            _print_summary(summary)
+        if watch:
+            click.echo(f"watching {settings.inbox} (Ctrl-C to stop)", err=True)
+
+            def report(result: FileResult) -> None:
+                if as_json:
+                    click.echo(json.dumps(result.as_dict(), ensure_ascii=False))
+                else:
+                    _print_result(result)
+
+            try:
+                watch_inbox(ingester, on_result=report)
+            except KeyboardInterrupt:
+                pass
+
+
+def _print_summary(summary: RunSummary) -> None:
+    click.echo(f"ingested {summary.ingested} article(s), {summary.duplicates} duplicate(s), "
+               f"{summary.failed} failed, from {len(summary.files)} file(s)")
+    for result in summary.files:
+        if result.status == "failed":
+            click.echo(f"  failed: {result.path}: {result.reason}")
+        for error in result.errors[:20]:
+            click.echo(f"  {result.path} line {error['line']}: {error['reason']}")
+        if len(result.errors) > 20:
+            click.echo(f"  {result.path}: {len(result.errors) - 20} more bad record(s); see the ingest log")
+
+
+def _print_result(result: FileResult) -> None:
+    if result.status == "failed":
+        click.echo(f"failed: {result.path}: {result.reason}")
+    elif result.status == "duplicate" and not result.articles and not result.duplicates:
+        click.echo(f"duplicate: {result.path}: {result.reason}")
+    else:
+        click.echo(f"{result.status}: {result.path} ({result.articles} new article(s), "
+                   f"{result.duplicates} already stored)")
+
+
+@cli.command()
+def reindex() -> None:
+    """Rebuild the search index from the SQL store and swap it in atomically."""
+    settings = _settings()
+    _upgrade(settings)
+    engine = make_engine(settings)
+    try:
+        count = rebuild_index(make_sessionmaker(engine), ArchiveIndex(settings.index_dir), procs=settings.index_procs,
+                              memory_mb=settings.index_memory_mb)
+    finally:
+        engine.dispose()
+    click.echo(f"reindexed {count} article(s) into {settings.index_dir}")
+
+
+# -- reading ---------------------------------------------------------------------------------------------
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+def stats(as_json: bool) -> None:
+    """Counts of articles, captions, sources, failed files, and the index's size."""
+    settings = _settings()
+    _require_current(settings)
+    data = collect(settings)
+    if as_json:
+        click.echo(json.dumps(data, ensure_ascii=False))
+        return
+    for key, value in data.items():
+        click.echo(f"{key}: {value}")
+
+
+@cli.command("search")
+@click.argument("query", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON API's response object.")
+@click.option("--limit", "--per-page", "per_page", type=int, default=10, show_default=True, help="Hits per page (1-100).")
+@click.option("--page", type=int, default=1, show_default=True, help="Page of hits, from 1.")
+@click.option("--sort", default="relevance", show_default=True, help="relevance, newest or oldest.")
+@click.option("--from", "date_from", default="", help="Earliest publication date, inclusive (2015-01-30 or 2015).")
+@click.option("--to", "date_to", default="", help="Latest publication date, inclusive.")
+@click.option("--source", multiple=True, help="Only this source (repeatable: any of them).")
+@click.option("--credit", multiple=True, help="Only articles with this photo credit (repeatable).")
+@click.option("--place", multiple=True, help="Only articles about this place (repeatable).")
+@click.option("--year", multiple=True, help="Only articles of this year (repeatable).")
+@click.option("--no-correct", is_flag=True, help="Answer the query as typed even when it finds nothing.")
+def search_command(query: tuple[str, ...], as_json: bool, **options) -> None:
+    """Search the archive exactly as /api/search does (quote phrases: 'source:"associated press"')."""
+    settings = _settings()
+    params = {"q": " ".join(query).strip(), "per_page": str(options["per_page"]), "page": str(options["page"]),
+              "sort": options["sort"], "from": options["date_from"], "to": options["date_to"],
+              "correct": "false" if options["no_correct"] else "true"}
+    filters = {facet: list(options[facet]) for facet in FACETS}
+    try:
+        request = parse_request(params.get, lambda name: filters.get(name, []))
+    except BadRequest as exc:
+        raise click.ClickException(exc.message) from exc
+    _require_current(settings)
+    archive = Archive(settings)
+    try:
+        answer = archive.search(request)
+    except (BadRequest, IndexMissing) as exc:
+        raise click.ClickException(getattr(exc, "message", str(exc))) from exc
+    finally:
+        archive.close()
+    if as_json:
+        click.echo(json.dumps(answer, ensure_ascii=False))
+        return
+    text = request.q
+    for notice in answer["notices"]:
+        click.echo(f"note: {notice}")
+    if answer["corrected"]:
+        click.echo(f"no results for {text!r}; showing {answer['total']} result(s) for {answer['suggestion']!r}")
+    else:
+        click.echo(f"{answer['total']} result(s) for {text!r}" if text else f"{answer['total']} article(s)")
+        if answer["suggestion"]:
+            click.echo(f"did you mean: {answer['suggestion']}")
+    for hit in answer["hits"]:
+        snippet = unescape(re.sub(r"</?mark>", "", hit["snippet"]))
+        click.echo(f"\n[{hit['id']}] {hit['headline']}\n    {hit['source'] or ''} {hit['published'] or ''}\n    {snippet}")
 
 
 @cli.command()
@@ -17,18 +226,9 @@ from ingest.cli import _settings, _upgrade, cli
 @click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 64), help="Request threads.")
 @click.option("--watch", is_flag=True, help="Also ingest the inbox and keep watching it, in a separate process.")
 def serve(host: str, port: int, threads: int, watch: bool) -> None:
-    """Serve the web app and JSON API on a production WSGI server (waitress)."""
-    import waitress
-
-    from search.index import ArchiveIndex
-
-    from . import create_app
-
+    """Serve the web app and JSON API on a production WSGI server (waitress); Ctrl-C stops it."""
     settings = _settings()
-    _upgrade(settings)
-    index = ArchiveIndex(settings.index_dir)
-    if not index.exists():
-        index.ensure()  # an empty archive serves an empty index rather than an error page
+    _require_current(settings)
     watcher = None
     if watch:
         watcher = subprocess.Popen([sys.executable, "-m", "webapp.cli", "ingest", "--watch"])

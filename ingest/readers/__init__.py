@@ -15,9 +15,10 @@ import zlib
 from dataclasses import dataclass
 from typing import Any, Iterator, Optional
 
+from ..errors import InputError, RecordError
 from ..extract import enrich
 from ..normalise import decode_bytes
-from ..records import ArticleData, InputError, RecordError
+from ..records import ArticleData
 
 GZIP_MAGIC = b"\x1f\x8b"
 FORMATS = ("text", "html", "json", "jsonl")

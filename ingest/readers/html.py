@@ -15,8 +15,9 @@ from bs4 import BeautifulSoup
 
 from .. import dates
 from ..credits import find_agency
+from ..errors import InputError
 from ..normalise import clean_text, collapse
-from ..records import ArticleData, CaptionData, InputError
+from ..records import ArticleData, CaptionData
 from .htmlbody import join_split_body, link_texts, main_text, prune, text_of_article_body, word_count, words
 from .htmlcaptions import extract_captions
 from .htmlmeta import PageMeta, read_meta

@@ -7,8 +7,9 @@ from typing import Any, Iterable, Optional
 
 from .. import dates
 from ..credits import caption_from_parts, find_agency, split_caption
+from ..errors import InputError
 from ..normalise import clean_text, collapse, split_paragraphs
-from ..records import ArticleData, CaptionData, InputError, PlaceData
+from ..records import ArticleData, CaptionData, PlaceData
 
 HEADLINE_KEYS = ("headline", "title", "hed", "head", "name")
 BODY_KEYS = ("body", "text", "content", "body_text", "bodyText", "articleBody", "article", "story", "full_text", "fulltext")

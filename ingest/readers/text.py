@@ -7,8 +7,9 @@ from typing import Optional
 
 from .. import dates
 from ..credits import caption_from_parts, split_caption
+from ..errors import InputError
 from ..normalise import clean_text, collapse, split_paragraphs
-from ..records import ArticleData, InputError
+from ..records import ArticleData
 
 MAX_HEADLINE_CHARS = 300
 _NAME = r"[A-Z][\w.'’-]*(?:\s+(?:[A-Z][\w.'’-]*|de|van|von|der|da|al|bin))*"

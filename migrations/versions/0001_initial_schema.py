@@ -6,9 +6,8 @@ Create Date: 2026-12-02 11:20:25.957746
 """
 from typing import Sequence, Union
 
-from alembic import op
 import sqlalchemy as sa
-
+from alembic import op
 
 revision: str = '0001'
 down_revision: Union[str, None] = None

@@ -1,10 +1,15 @@
-"""Engines and sessions: SQLite in WAL mode with a busy timeout, any other SQLAlchemy URL as given."""
+"""Engines, sessions and migrations: SQLite in WAL mode with a busy timeout, any other SQLAlchemy URL as given."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
-from sqlalchemy import Engine, create_engine, event, inspect
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -50,10 +55,8 @@ def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
 
 
-def alembic_config(settings: Settings):
+def alembic_config(settings: Settings) -> Config:
     """An Alembic config pointing at `migrations/` and at this archive's database."""
-    from alembic.config import Config
-
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.set_main_option("sqlalchemy.url", settings.database_url.replace("%", "%%"))
@@ -63,8 +66,6 @@ def alembic_config(settings: Settings):
 
 def upgrade(settings: Settings, engine: Engine | None = None) -> None:
     """Apply every Alembic migration up to head (a no-op when the database is current)."""
-    from alembic import command
-
     cfg = alembic_config(settings)
     if engine is not None:
         with engine.begin() as connection:
@@ -74,5 +75,27 @@ def upgrade(settings: Settings, engine: Engine | None = None) -> None:
         command.upgrade(cfg, "head")
 
 
-def is_migrated(engine: Engine) -> bool:
-    return inspect(engine).has_table("articles")
+class DatabaseBehind(RuntimeError):
+    """The database is not at the migrations' head: `newsarchive db upgrade` brings it there."""
+
+
+def revisions(settings: Settings) -> tuple[Optional[str], str]:
+    """(the database's Alembic revision, None for an empty database; the newest migration's), read only."""
+    head = ScriptDirectory.from_config(alembic_config(settings)).get_current_head()
+    engine = make_engine(settings)
+    try:
+        with engine.connect() as connection:
+            current = MigrationContext.configure(connection).get_current_revision()
+    finally:
+        engine.dispose()
+    return current, head
+
+
+def require_current(settings: Settings) -> None:
+    """Raise DatabaseBehind, saying what to run, unless the database is at the newest migration."""
+    current, head = revisions(settings)
+    if current != head:
+        where = make_url(settings.database_url).render_as_string(hide_password=True)
+        state = f"at revision {current}" if current else "empty (no migrations applied)"
+        raise DatabaseBehind(f"the database at {where} is {state}; this newsarchive needs revision {head}: "
+                             f"run `newsarchive db upgrade`")

@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
-from .models import Article, Caption, Place, Source, article_places, utcnow
+from search.schema import CaptionFields, IndexDocument
+from store.models import Article, Caption, Place, Source, article_places, utcnow
+
 from .records import ArticleData
 
 MAX_HEADLINE_CHARS = 2000
-
-
-@dataclass
-class StoredArticle:
-    """What was written for one article, as the index needs it."""
-
-    id: int
-    row: dict
-    source: Optional[str]
-    captions: list[tuple]  # (text, credit, photographer, agency)
-    places: list[str]
 
 
 class ArticleStore:
@@ -38,8 +28,10 @@ class ArticleStore:
         self._places.clear()
 
     def store(self, session: Session, articles: list[ArticleData], *, original_file: str,
-              ingest_file_id: Optional[int], seen_hashes: set[str]) -> tuple[list[StoredArticle], int]:
-        """Insert the articles not stored before; return (what was stored, duplicates). `seen_hashes` spans one file."""
+              ingest_file_id: Optional[int], seen_hashes: set[str]) -> tuple[list[IndexDocument], int]:
+        """Insert the articles not stored before; return (their index documents, how many were duplicates).
+        `seen_hashes` spans one file. The documents are built from what was written, so indexing reads
+        nothing back from SQL."""
         fresh: list[tuple[str, ArticleData]] = []
         duplicates = 0
         hashes = [a.content_sha256 for a in articles]
@@ -96,14 +88,18 @@ class ArticleStore:
                            "photographer": c.photographer[:200] if c.photographer else None,
                            "agency": c.agency[:100] if c.agency else None}
                 caption_rows.append(caption)
-                captions.append((caption["text"], caption["credit"], caption["photographer"], caption["agency"]))
+                captions.append(CaptionFields(caption["text"], caption["credit"], caption["photographer"],
+                                              caption["agency"]))
             names = list(dict.fromkeys(p.name[:200] for p in a.places if p.name))
             places = {p.name: p for p in a.places}
             for name in names:
                 place = places.get(name)
                 pid = self._place_id(session, name, (place.kind if place else "place")[:20], place.country_code if place else None)
                 place_rows.append({"article_id": article_id, "place_id": pid})
-            stored.append(StoredArticle(article_id, row, source, captions, names))
+            stored.append(IndexDocument(
+                id=article_id, headline=row["headline"], body=row["body"], captions=tuple(captions), source=source,
+                places=tuple(names), byline=row["byline"], dateline=row["dateline"], url=row["url"],
+                day=row["published_day"], published_utc=row["published_utc"]))
         if caption_rows:
             session.execute(insert(Caption), caption_rows)
         if place_rows:

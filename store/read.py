@@ -25,7 +25,6 @@ from .models import Article, Caption, Source
 from .settings import Settings
 from .stats import sql_counts
 
-
 NOT_BUILT = "(no index built yet)"
 
 
