@@ -49,7 +49,9 @@ def reuters_docs() -> Iterator[Doc]:
     with gzip.open(REUTERS_CHUNK, "rt", encoding="utf-8") as f:
         for line in f:
             record = json.loads(line)
-            yield Doc(f"reuters/{record['id']}", (record.get("title") or "").strip(), (record.get("body") or "").strip())
+            yield Doc(
+                f"reuters/{record['id']}", (record.get("title") or "").strip(), (record.get("body") or "").strip()
+            )
 
 
 def all_docs() -> Iterator[Doc]:

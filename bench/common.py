@@ -22,8 +22,10 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("NEWSARCHIVE_CORPUS") or ROOT.parent / "shared" / "corpus")
 REUTERS = CORPUS / "reuters-financial"
 BENCHMARKS = ROOT / "BENCHMARKS.md"
-STOPWORDS = set("""a an and are as at be by for from has have he in is it its of on or that the to was were will with
-after over new says say said up down off out into than more most us u.s. s""".split())
+STOPWORDS = set(
+    """a an and are as at be by for from has have he in is it its of on or that the to was were will with
+after over new says say said up down off out into than more most us u.s. s""".split()
+)
 
 
 def require_corpus() -> None:
@@ -87,8 +89,11 @@ def query_mix(count: int = 96, seed: int = 20061020, sample: int = 20000) -> lis
     pasted = rng.sample([t for t in titles if len(t.split()) >= 4], quarter)
     questions = [q["question"] for q in json.loads((ROOT / "bench" / "relevance" / "questions.json").read_text())]
     asked = rng.sample(questions, min(quarter, len(questions)))
-    mix = ([("word" if " " not in w else "pair", w) for w in words] + [("headline", t) for t in pasted]
-           + [("question", q) for q in asked])
+    mix = (
+        [("word" if " " not in w else "pair", w) for w in words]
+        + [("headline", t) for t in pasted]
+        + [("question", q) for q in asked]
+    )
     rng.shuffle(mix)
     return mix
 
@@ -107,8 +112,14 @@ def archive_env(home: Path, **extra) -> dict:
 
 
 def newsarchive(home: Path, *args: str, **env) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "webapp.cli", *args], env=archive_env(home, **env), cwd=ROOT,
-                          capture_output=True, text=True, check=True)
+    return subprocess.run(
+        [sys.executable, "-m", "webapp.cli", *args],
+        env=archive_env(home, **env),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
 
 
 class Server:
@@ -118,7 +129,11 @@ class Server:
         self.port = free_port()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "webapp.cli", "serve", "--port", str(self.port), "--threads", str(threads)],
-            env=archive_env(home, **env), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            env=archive_env(home, **env),
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -210,10 +225,14 @@ def machine() -> str:
 def update_benchmarks(section: str, body: str) -> None:
     """Replace (or add) one section of BENCHMARKS.md, between its markers, leaving the others alone."""
     start, end = f"<!-- {section}:start -->", f"<!-- {section}:end -->"
-    text = BENCHMARKS.read_text() if BENCHMARKS.exists() else "# Benchmarks\n\nMeasured with `make bench`; each section is rewritten by the script that measured it.\n"
+    text = (
+        BENCHMARKS.read_text()
+        if BENCHMARKS.exists()
+        else "# Benchmarks\n\nMeasured with `make bench`; each section is rewritten by the script that measured it.\n"
+    )
     block = f"{start}\n{body.rstrip()}\n{end}"
     if start in text and end in text:
-        text = text[: text.index(start)] + block + text[text.index(end) + len(end):]
+        text = text[: text.index(start)] + block + text[text.index(end) + len(end) :]
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
     BENCHMARKS.write_text(text)

@@ -44,11 +44,12 @@ def default_corpus() -> Path:
 
 # -- the metric -------------------------------------------------------------------------------------
 
+
 def shingles(text: str, n: int) -> Counter:
     tokens = TOKEN.findall(text or "")
     if n == 1:
         return Counter(tokens)
-    grams = [tuple(tokens[i:i + n]) for i in range(max(1, len(tokens) - n + 1))]
+    grams = [tuple(tokens[i : i + n]) for i in range(max(1, len(tokens) - n + 1))]
     return Counter(g for g in grams if g)
 
 
@@ -90,6 +91,7 @@ def score(truth: dict[str, dict], predictions: dict[str, str], n: int) -> tuple[
 
 # -- the ingestion path -----------------------------------------------------------------------------
 
+
 def page_id(path: str) -> str:
     name = Path(path).name
     for suffix in (".gz", ".html", ".htm"):
@@ -118,12 +120,21 @@ def ingest_and_read_back(html_dir: Path) -> tuple[dict[str, str], dict[str, str]
         engine = make_engine(settings)
         try:
             with make_sessionmaker(engine)() as session:
-                bodies = {page_id(path): body for path, body in session.execute(select(Article.original_file, Article.body))}
-                captions = {page_id(path): count for path, count in session.execute(
-                    select(Article.original_file, func.count(Caption.id)).join(Caption, Caption.article_id == Article.id)
-                    .group_by(Article.original_file))}
-                failed = {page_id(row.path): row.reason or "" for row in session.scalars(
-                    select(IngestFile).where(IngestFile.status != "ingested"))}
+                bodies = {
+                    page_id(path): body for path, body in session.execute(select(Article.original_file, Article.body))
+                }
+                captions = {
+                    page_id(path): count
+                    for path, count in session.execute(
+                        select(Article.original_file, func.count(Caption.id))
+                        .join(Caption, Caption.article_id == Article.id)
+                        .group_by(Article.original_file)
+                    )
+                }
+                failed = {
+                    page_id(row.path): row.reason or ""
+                    for row in session.scalars(select(IngestFile).where(IngestFile.status != "ingested"))
+                }
         finally:
             engine.dispose()
     if summary.ingested != len(bodies):
@@ -178,25 +189,34 @@ def main(argv: Optional[list[str]] = None) -> int:
     truth = json.loads(truth_file.read_text(encoding="utf-8"))
     keys = sorted(truth)
     pages = len(list(html_dir.glob("*.html.gz")))
-    print(f"{pages} pages, {len(truth)} with ground truth; {os.cpu_count()} CPUs, Python {platform.python_version()}, "
-          f"trafilatura {_version('trafilatura')}")
+    print(
+        f"{pages} pages, {len(truth)} with ground truth; {os.cpu_count()} CPUs, Python {platform.python_version()}, "
+        f"trafilatura {_version('trafilatura')}"
+    )
 
     bodies, failed, captions, elapsed = ingest_and_read_back(html_dir)
     uni, rows = score(truth, bodies, 1)
     four, _ = score(truth, bodies, 4)
     print(_line("newsarchive (tokens)", uni))
     print(_line("newsarchive (4-gram shingles)", four))
-    print(f"ingest: {elapsed:.1f} s for {pages} pages, {pages / elapsed:.1f} pages/s "
-          f"(read, parse, store in SQL, index); {len(bodies)} archived, {len(failed)} not archived, "
-          f"{sum(captions.values())} captions on {len(captions)} pages")
+    print(
+        f"ingest: {elapsed:.1f} s for {pages} pages, {pages / elapsed:.1f} pages/s "
+        f"(read, parse, store in SQL, index); {len(bodies)} archived, {len(failed)} not archived, "
+        f"{sum(captions.values())} captions on {len(captions)} pages"
+    )
     for key, reason in sorted(failed.items()):
         print(f"  not archived: {key} ({truth.get(key, {}).get('url', '?')}): {reason}")
 
     if args.compare:
-        for label, options in (("trafilatura default (tokens)", {}),
-                               ("trafilatura no comments (tokens)", {"include_comments": False})):
+        for label, options in (
+            ("trafilatura default (tokens)", {}),
+            ("trafilatura no comments (tokens)", {"include_comments": False}),
+        ):
             predictions, seconds = trafilatura_predictions(html_dir, keys, **options)
-            print(_line(label, score(truth, predictions, 1)[0]) + f"  ({len(keys) / seconds:.1f} pages/s, extraction only)")
+            print(
+                _line(label, score(truth, predictions, 1)[0])
+                + f"  ({len(keys) / seconds:.1f} pages/s, extraction only)"
+            )
             print(_line(label.replace("tokens", "4-gram shingles"), score(truth, predictions, 4)[0]))
 
     def badness(key: str) -> float:

@@ -48,8 +48,9 @@ def build() -> None:
         CREATE VIRTUAL TABLE fts USING fts5(headline, body, content='docs', content_rowid='rowid',
                                             tokenize='porter unicode61');
     """)
-    db.executemany("INSERT INTO docs VALUES (?, ?, ?, ?)",
-                   [(i, d.key, d.headline, d.body) for i, d in enumerate(docs, start=1)])
+    db.executemany(
+        "INSERT INTO docs VALUES (?, ?, ?, ?)", [(i, d.key, d.headline, d.body) for i, d in enumerate(docs, start=1)]
+    )
     db.execute("INSERT INTO fts(fts) VALUES ('rebuild')")
     db.commit()
     db.close()
@@ -68,15 +69,17 @@ def words(text: str) -> list[str]:
 
 
 def fts_query(text: str, op: str) -> str:
-    return f" {op} ".join('"' + w.replace('"', '') + '"' for w in dict.fromkeys(words(text)))
+    return f" {op} ".join('"' + w.replace('"', "") + '"' for w in dict.fromkeys(words(text)))
 
 
 def fts_rank(db: sqlite3.Connection, text: str, op: str, depth: int) -> list[str]:
     q = fts_query(text, op)
     if not q:
         return []
-    rows = db.execute("SELECT d.key FROM fts JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ? "
-                      "ORDER BY bm25(fts) LIMIT ?", (q, depth)).fetchall()
+    rows = db.execute(
+        "SELECT d.key FROM fts JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?",
+        (q, depth),
+    ).fetchall()
     return [r[0] for r in rows]
 
 
@@ -97,20 +100,30 @@ def coordination_rank(db: sqlite3.Connection, text: str, depth: int) -> list[str
         return []
     counts: Counter = Counter()
     for term in terms:
-        for (rowid,) in db.execute("SELECT rowid FROM fts WHERE fts MATCH ?", ('"' + term.replace('"', '') + '"',)):
+        for (rowid,) in db.execute("SELECT rowid FROM fts WHERE fts MATCH ?", ('"' + term.replace('"', "") + '"',)):
             counts[rowid] += 1
-    score = {rowid: s for rowid, s in db.execute(
-        "SELECT rowid, bm25(fts) FROM fts WHERE fts MATCH ?", (fts_query(text, "OR"),))}
+    score = {
+        rowid: s
+        for rowid, s in db.execute("SELECT rowid, bm25(fts) FROM fts WHERE fts MATCH ?", (fts_query(text, "OR"),))
+    }
     best = sorted(counts, key=lambda r: (-counts[r], score.get(r, 0.0)))[:depth]
-    keys = dict(db.execute(f"SELECT rowid, key FROM docs WHERE rowid IN ({','.join('?' * len(best))})", best)) if best else {}
+    keys = (
+        dict(db.execute(f"SELECT rowid, key FROM docs WHERE rowid IN ({','.join('?' * len(best))})", best))
+        if best
+        else {}
+    )
     return [keys[r] for r in best]
 
 
 def pool(text: str, depth: int) -> list[str]:
     db = sqlite3.connect(FTS)
     found: set[str] = set()
-    for ranking in (fts_rank(db, text, "OR", depth), fts_rank(db, text, "AND", depth), whoosh_rank(text, depth),
-                    coordination_rank(db, text, depth)):
+    for ranking in (
+        fts_rank(db, text, "OR", depth),
+        fts_rank(db, text, "AND", depth),
+        whoosh_rank(text, depth),
+        coordination_rank(db, text, depth),
+    ):
         found.update(ranking)
     db.close()
     return sorted(found)
@@ -179,8 +192,11 @@ def main() -> int:
     elif args.command == "grep":
         db = sqlite3.connect(FTS)
         q = fts_query(" ".join(args.words), "AND")
-        rows = db.execute("SELECT d.key, d.headline FROM fts JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ? "
-                          "ORDER BY bm25(fts) LIMIT ?", (q, args.limit)).fetchall()
+        rows = db.execute(
+            "SELECT d.key, d.headline FROM fts JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ? "
+            "ORDER BY bm25(fts) LIMIT ?",
+            (q, args.limit),
+        ).fetchall()
         total = db.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (q,)).fetchone()[0]
         print(f"{total} articles hold all of {args.words}; the first {len(rows)} by bm25:")
         for key, headline in rows:

@@ -71,14 +71,22 @@ def main() -> int:
                     failures.append((status, body[:200].decode(errors="replace")))
             i += 1
 
-    print(f"{args.clients} clients search for {args.seconds:.0f} s while {added_lines:,} articles are ingested ...", flush=True)
+    print(
+        f"{args.clients} clients search for {args.seconds:.0f} s while {added_lines:,} articles are ingested ...",
+        flush=True,
+    )
     threads = [threading.Thread(target=client_loop, args=(n * 7,)) for n in range(args.clients)]
     started = time.perf_counter()
     for t in threads:
         t.start()
     ingest_started = time.perf_counter()
-    ingest = subprocess.Popen([sys.executable, "-m", "webapp.cli", "ingest", str(add_feed), "--json"],
-                              env=archive_env(home / "archive"), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ingest = subprocess.Popen(
+        [sys.executable, "-m", "webapp.cli", "ingest", str(add_feed), "--json"],
+        env=archive_env(home / "archive"),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     ingest_output: list[bytes] = []
     ingest_done: list[float] = []
 
@@ -113,29 +121,44 @@ def main() -> int:
     rows = [
         ("requests served", f"{len(latencies):,} in {searching:.1f} s ({len(latencies) / searching:.1f} req/s)"),
         ("errors", f"{len(failures)}"),
-        ("latency p50 / p95 / p99, whole run", f"{percentile(ms, 50):.1f} / {percentile(ms, 95):.1f} / {percentile(ms, 99):.1f} ms"),
-        ("latency p50 / p95 / p99, while the ingest ran", f"{percentile(during, 50):.1f} / {percentile(during, 95):.1f} / "
-                                                          f"{percentile(during, 99):.1f} ms ({len(during):,} requests)"),
-        ("articles added", f"{added_lines:,} lines: {summary['ingested']:,} ingested, {summary['duplicates']:,} duplicates, "
-                           f"{summary['failed']:,} bad lines (all accounted: {accounted == added_lines})"),
-        ("ingest time under load (process start to exit)", f"{ingest_seconds:.1f} s ({summary['ingested'] / ingest_seconds:.0f} articles/s)"),
+        (
+            "latency p50 / p95 / p99, whole run",
+            f"{percentile(ms, 50):.1f} / {percentile(ms, 95):.1f} / {percentile(ms, 99):.1f} ms",
+        ),
+        (
+            "latency p50 / p95 / p99, while the ingest ran",
+            f"{percentile(during, 50):.1f} / {percentile(during, 95):.1f} / "
+            f"{percentile(during, 99):.1f} ms ({len(during):,} requests)",
+        ),
+        (
+            "articles added",
+            f"{added_lines:,} lines: {summary['ingested']:,} ingested, {summary['duplicates']:,} duplicates, "
+            f"{summary['failed']:,} bad lines (all accounted: {accounted == added_lines})",
+        ),
+        (
+            "ingest time under load (process start to exit)",
+            f"{ingest_seconds:.1f} s ({summary['ingested'] / ingest_seconds:.0f} articles/s)",
+        ),
         ("SQL articles = index documents", f"{after['articles']:,} = {after['index_documents']:,} ({indexed})"),
         ("server peak RSS", f"{server_rss / 1e6:.0f} MB"),
     ]
     for error in failures[:5]:
         print("failed request:", error)
     table = "\n".join(f"| {k} | {v} |" for k, v in rows)
-    update_benchmarks("load", f"""## Search under load while ingesting
+    update_benchmarks(
+        "load",
+        f"""## Search under load while ingesting
 
 `make bench-load` (`python -m bench.load --base {args.base} --add {args.add} --clients {args.clients} --seconds {args.seconds:.0f}`),
 {today()}, {machine()}. SQLite store. {args.clients} keep-alive clients query `/api/search` (the mixed queries of bench.speed: words, pairs, pasted
 headlines and questions, all four facets) for {args.seconds:.0f} s (or until the ingest ends, if later) while
-`newsarchive ingest` adds Reuters articles to an archive of {before['articles']:,}; the ingest starts with the clients. Result: **{'pass' if ok else 'FAIL'}**.
+`newsarchive ingest` adds Reuters articles to an archive of {before["articles"]:,}; the ingest starts with the clients. Result: **{"pass" if ok else "FAIL"}**.
 
 | measure | value |
 | --- | --- |
 {table}
-""")
+""",
+    )
     print(table)
     return 0 if ok else 1
 

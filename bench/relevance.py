@@ -43,6 +43,7 @@ WORD = re.compile(r"\w+", re.UNICODE)
 
 # -- the archive and the anchors -------------------------------------------------------------------------
 
+
 def build_archive(home: Path, fresh: bool) -> None:
     if fresh:
         shutil.rmtree(home, ignore_errors=True)
@@ -66,7 +67,8 @@ def stored_articles(home: Path) -> list[tuple[int, str, str, str]]:
     db = sqlite3.connect(home / "newsarchive.sqlite")
     rows = []
     for article_id, headline, body, original, line in db.execute(
-            "SELECT id, headline, body, original_file, source_line FROM articles ORDER BY id"):
+        "SELECT id, headline, body, original_file, source_line FROM articles ORDER BY id"
+    ):
         key = f"reuters/{reuters_ids[line - 1]}" if original.endswith(".gz") else key_of_file(original)
         if key is None:
             continue
@@ -94,8 +96,10 @@ class Fts5:
         if not words:
             return []
         q = f" {op} ".join('"' + w + '"' for w in words)
-        return [r[0] for r in self.db.execute(
-            "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?", (q, depth))]
+        return [
+            r[0]
+            for r in self.db.execute("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT ?", (q, depth))
+        ]
 
 
 class PlainWhoosh:
@@ -152,6 +156,7 @@ class Ours:
 
 # -- metrics -------------------------------------------------------------------------------------------
 
+
 def average_precision(ranked: list[str], relevant: set[str]) -> float:
     hits, total = 0, 0.0
     seen = set()
@@ -190,7 +195,7 @@ def known_items(rows, sample: int, seed: int) -> list[tuple[int, str, str]]:
     for article_id, _, headline, body in chosen:
         words = body.split()
         start = rng.randrange(0, len(words) - 8)
-        out.append((article_id, headline, " ".join(words[start:start + 8])))
+        out.append((article_id, headline, " ".join(words[start : start + 8])))
     return out
 
 
@@ -211,6 +216,7 @@ def known_item_rates(search, items) -> tuple[float, float, list]:
 
 # -- tuning --------------------------------------------------------------------------------------------
 
+
 def tune(ours: Ours, questions, key_of) -> list[tuple]:
     """Dev MAP over a grid of field weights, relaxation tiers and feedback settings; never the test questions."""
     import itertools
@@ -222,11 +228,21 @@ def tune(ours: Ours, questions, key_of) -> list[tuple]:
     ids = [q["id"] for q in dev]
     knobs = ("TIER_MAX_SHARE", "ALL_WORDS_FIRST", "FEEDBACK_DOCS", "FEEDBACK_TERMS", "FEEDBACK_TYPED_WEIGHT")
     saved = dict(parse.FIELD_WEIGHTS), {k: getattr(q_module, k) for k in knobs}
-    grid = [dict(zip(("headline",) + knobs, values)) for values in itertools.product(
-        (0.5, 0.75, 1.0, 2.0, 3.0), (0.0, 0.05, 1.0), (True, False), (0, 5, 10), (10, 20), (0.5, 0.7))]
+    grid = [
+        dict(zip(("headline",) + knobs, values))
+        for values in itertools.product(
+            (0.5, 0.75, 1.0, 2.0, 3.0), (0.0, 0.05, 1.0), (True, False), (0, 5, 10), (10, 20), (0.5, 0.7)
+        )
+    ]
     if os.environ.get("TUNE_GRID") == "small":  # the neighbourhood of the chosen setting
-        grid = [g for g in grid if g["headline"] in (0.5, 1.0) and g["TIER_MAX_SHARE"] == 0.0 and g["FEEDBACK_TERMS"] == 20
-                and g["FEEDBACK_TYPED_WEIGHT"] == 0.5]
+        grid = [
+            g
+            for g in grid
+            if g["headline"] in (0.5, 1.0)
+            and g["TIER_MAX_SHARE"] == 0.0
+            and g["FEEDBACK_TERMS"] == 20
+            and g["FEEDBACK_TYPED_WEIGHT"] == 0.5
+        ]
     grid = [g for g in grid if g["FEEDBACK_DOCS"] or (g["FEEDBACK_TERMS"] == 10 and g["FEEDBACK_TYPED_WEIGHT"] == 0.5)]
     results = []
     try:
@@ -248,6 +264,7 @@ def tune(ours: Ours, questions, key_of) -> list[tuple]:
 
 
 # -- the run -------------------------------------------------------------------------------------------
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -281,8 +298,10 @@ def main() -> int:
     print("judged questions ...", flush=True)
     systems = [ours, fts_porter, fts_plain, whoosh_plain]
     table = []
-    splits = {"dev": [q["id"] for q in questions if q["split"] == "dev"],
-              "test": [q["id"] for q in questions if q["split"] == "test"]}
+    splits = {
+        "dev": [q["id"] for q in questions if q["split"] == "dev"],
+        "test": [q["id"] for q in questions if q["split"] == "test"],
+    }
     per_system = {}
     for system in systems:
         scores = judged_scores(system, questions, key_of)
@@ -312,9 +331,12 @@ def main() -> int:
     from search import query as q_module
 
     weights = ", ".join(f"{k} {v:g}" for k, v in parse.FIELD_WEIGHTS.items())
-    feedback = (f"relevance feedback on relaxed answers from the best {q_module.FEEDBACK_DOCS} articles, "
-                f"{q_module.FEEDBACK_TERMS} words, typed words weighing {q_module.FEEDBACK_TYPED_WEIGHT:g}"
-                if q_module.FEEDBACK_DOCS else "no relevance feedback")
+    feedback = (
+        f"relevance feedback on relaxed answers from the best {q_module.FEEDBACK_DOCS} articles, "
+        f"{q_module.FEEDBACK_TERMS} words, typed words weighing {q_module.FEEDBACK_TYPED_WEIGHT:g}"
+        if q_module.FEEDBACK_DOCS
+        else "no relevance feedback"
+    )
     judged_rows = "\n".join(f"| {' | '.join(r)} |" for r in table)
     n_rel = sum(len(q["relevant"]) for q in questions)
     n_judged = sum(len(q["judged"]) for q in questions)
@@ -324,11 +346,11 @@ def main() -> int:
 Collection: every BBC article and the first Reuters chunk, ingested with `newsarchive ingest`: {len(rows):,}
 stored articles. The archive searches with field weights {weights}, words-matched tiers for words in at
 most {q_module.TIER_MAX_SHARE:g} of the articles, and {feedback} (chosen on the development questions with
-`--tune`). Result: judged questions **{'pass' if judged_pass else 'FAIL'}** (MAP and P@10 on the held-back
-questions at least the best anchor's), known items **{'pass' if known_pass else 'FAIL'}**.
+`--tune`). Result: judged questions **{"pass" if judged_pass else "FAIL"}** (MAP and P@10 on the held-back
+questions at least the best anchor's), known items **{"pass" if known_pass else "FAIL"}**.
 
-Judged questions: {len(questions)} natural-language questions ({len(splits['dev'])} development,
-{len(splits['test'])} held back), {n_judged:,} judgments of which {n_rel} relevant
+Judged questions: {len(questions)} natural-language questions ({len(splits["dev"])} development,
+{len(splits["test"])} held back), {n_judged:,} judgments of which {n_rel} relevant
 (`bench/relevance/questions.json`). MAP over the top {DEPTH}; P@10.
 
 | system (same run) | test MAP | test P@10 | dev MAP | dev P@10 |

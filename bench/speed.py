@@ -38,6 +38,7 @@ from .common import (
 
 PART_LINES = 27_000
 
+
 def raw_whoosh_rate(records: list[dict], workdir: Path, procs: int = 2, limitmb: int = 128) -> tuple[float, float]:
     """Articles/s of a plain Whoosh writer (title and body, standard analyzer) on the same texts; Whoosh's
     default memory (limitmb=128 per process) unless told otherwise."""
@@ -65,13 +66,19 @@ def end_to_end_rate(feed: Path, home: Path) -> tuple[dict, float, int, int]:
     shutil.rmtree(home, ignore_errors=True)
     newsarchive(home, "db", "upgrade")
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "webapp.cli", "ingest", str(feed), "--json"],
-                               env=archive_env(home), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "webapp.cli", "ingest", str(feed), "--json"],
+        env=archive_env(home),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     samples: list[tuple[float, int]] = []
     watcher_stop = threading.Event()
 
     def watch_memory():
         from .common import tree_pss_bytes
+
         while not watcher_stop.is_set():
             samples.append((time.perf_counter() - started, tree_pss_bytes(process.pid)))
             time.sleep(0.2)
@@ -90,6 +97,7 @@ def end_to_end_rate(feed: Path, home: Path) -> tuple[dict, float, int, int]:
 
 
 # -- search ------------------------------------------------------------------------------------------
+
 
 def build_fts5(records: list[dict], path: Path) -> float:
     """An FTS5 table of the same articles, with source and year columns for GROUP BY facets."""
@@ -194,6 +202,7 @@ def concurrent(server: Server, queries: list[str], clients: int, seconds: float)
 
 # -- the run -----------------------------------------------------------------------------------------
 
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--articles", type=int, default=20000)
@@ -214,7 +223,7 @@ def main() -> int:
     feed = workdir / "feed"
     feed.mkdir()
     for part, start in enumerate(range(0, len(lines), PART_LINES), start=1):
-        write_feed(feed / f"part-{part:02}.jsonl.gz", lines[start:start + PART_LINES])
+        write_feed(feed / f"part-{part:02}.jsonl.gz", lines[start : start + PART_LINES])
     records = [json.loads(line) for line in lines]
     raw_text_bytes = sum(len((r.get("title") or "").encode()) + len((r.get("body") or "").encode()) for r in records)
     print(f"{len(records):,} Reuters articles, {raw_text_bytes / 1e6:.0f} MB of headline and body text", flush=True)
@@ -231,12 +240,17 @@ def main() -> int:
     print("newsarchive ingest ...", flush=True)
     home = workdir / "archive"
     summary, e2e_seconds, ingest_peak, ingest_half_peak = end_to_end_rate(feed, home)
-    if summary["ingested"] + summary["duplicates"] + summary["failed"] != len(lines) or summary["ingested"] < 0.9 * len(lines):
+    if summary["ingested"] + summary["duplicates"] + summary["failed"] != len(lines) or summary["ingested"] < 0.9 * len(
+        lines
+    ):
         print("ingestion did not take the feed:", json.dumps({k: v for k, v in summary.items() if k != "files"}))
         return 1
     e2e_rate = summary["ingested"] / e2e_seconds
-    print(f"  {e2e_rate:.0f} articles/s ({e2e_seconds:.1f} s): {summary['ingested']:,} ingested, "
-          f"{summary['duplicates']:,} duplicates, {summary['failed']:,} bad lines", flush=True)
+    print(
+        f"  {e2e_rate:.0f} articles/s ({e2e_seconds:.1f} s): {summary['ingested']:,} ingested, "
+        f"{summary['duplicates']:,} duplicates, {summary['failed']:,} bad lines",
+        flush=True,
+    )
     stats = json.loads(newsarchive(home, "stats", "--json").stdout)
 
     print("SQLite FTS5 ...", flush=True)
@@ -268,35 +282,65 @@ def main() -> int:
     ratio_p95 = percentile(api_ms, 95) / percentile(fts_ms, 95)
     index_bytes = stats["index_bytes"]
     rows = [
-        ("end-to-end `newsarchive ingest`", f"{e2e_rate:.0f} articles/s ({summary['ingested']:,} articles in {e2e_seconds:.1f} s, process start to exit)"),
+        (
+            "end-to-end `newsarchive ingest`",
+            f"{e2e_rate:.0f} articles/s ({summary['ingested']:,} articles in {e2e_seconds:.1f} s, process start to exit)",
+        ),
         ("raw Whoosh writer (plain schema, procs=2, multisegment)", f"{raw_rate:.0f} articles/s ({raw_seconds:.1f} s)"),
         ("**ingest ratio** (target >= 0.75)", f"**{ratio_ingest:.2f}**"),
-        (f"raw Whoosh writer given our memory budget (limitmb={our_memory} per process)", f"{raw_same_rate:.0f} articles/s ({raw_same_seconds:.1f} s); ratio {e2e_rate / raw_same_rate:.2f}"),
-        ("`/api/search` p50 / p95 / p99 (HTTP keep-alive, 4 facets)", f"{percentile(api_ms, 50):.1f} / {percentile(api_ms, 95):.1f} / {percentile(api_ms, 99):.1f} ms"),
-        ("`/api/search` first pass on a fresh server (empty caches) p50 / p95 / p99", f"{percentile(ms(cold), 50):.1f} / {percentile(ms(cold), 95):.1f} / {percentile(ms(cold), 99):.1f} ms"),
-        ("SQLite FTS5 p50 / p95 / p99 (in-process, bm25, snippet, count, 2 GROUP BY facets)", f"{percentile(fts_ms, 50):.1f} / {percentile(fts_ms, 95):.1f} / {percentile(fts_ms, 99):.1f} ms"),
+        (
+            f"raw Whoosh writer given our memory budget (limitmb={our_memory} per process)",
+            f"{raw_same_rate:.0f} articles/s ({raw_same_seconds:.1f} s); ratio {e2e_rate / raw_same_rate:.2f}",
+        ),
+        (
+            "`/api/search` p50 / p95 / p99 (HTTP keep-alive, 4 facets)",
+            f"{percentile(api_ms, 50):.1f} / {percentile(api_ms, 95):.1f} / {percentile(api_ms, 99):.1f} ms",
+        ),
+        (
+            "`/api/search` first pass on a fresh server (empty caches) p50 / p95 / p99",
+            f"{percentile(ms(cold), 50):.1f} / {percentile(ms(cold), 95):.1f} / {percentile(ms(cold), 99):.1f} ms",
+        ),
+        (
+            "SQLite FTS5 p50 / p95 / p99 (in-process, bm25, snippet, count, 2 GROUP BY facets)",
+            f"{percentile(fts_ms, 50):.1f} / {percentile(fts_ms, 95):.1f} / {percentile(fts_ms, 99):.1f} ms",
+        ),
         ("**p95 ratio** /api/search : FTS5 (target <= 1.0)", f"**{ratio_p95:.2f}**"),
         (f"{args.clients} concurrent clients", f"{rps:.0f} requests/s, p95 {p95_conc:.1f} ms, {errors} errors"),
-        ("ingester peak memory (PSS of the process and its workers, sampled every 0.2 s): whole run / first half",
-         f"{ingest_peak / 1e6:.0f} MB / {ingest_half_peak / 1e6:.0f} MB"),
+        (
+            "ingester peak memory (PSS of the process and its workers, sampled every 0.2 s): whole run / first half",
+            f"{ingest_peak / 1e6:.0f} MB / {ingest_half_peak / 1e6:.0f} MB",
+        ),
         ("server peak RSS", f"{server_rss / 1e6:.0f} MB"),
-        ("index size : raw text", f"{index_bytes / 1e6:.0f} MB : {raw_text_bytes / 1e6:.0f} MB = {index_bytes / raw_text_bytes:.2f}"),
-        ("queries", f"{len(queries)} queries (a quarter each: single words, word pairs, pasted Reuters headlines, "
-                    f"the judged natural-language questions) x {args.rounds} rounds after a warm-up pass; "
-                    f"median hits {sorted(totals)[len(totals) // 2]:,}"),
-        ("p95 by kind, /api/search : FTS5", "; ".join(
-            f"{kind} {percentile(by_kind(api_ms, kind), 95):.1f} : {percentile(by_kind(fts_ms, kind), 95):.1f} ms"
-            for kind in ("word", "pair", "headline", "question"))),
+        (
+            "index size : raw text",
+            f"{index_bytes / 1e6:.0f} MB : {raw_text_bytes / 1e6:.0f} MB = {index_bytes / raw_text_bytes:.2f}",
+        ),
+        (
+            "queries",
+            f"{len(queries)} queries (a quarter each: single words, word pairs, pasted Reuters headlines, "
+            f"the judged natural-language questions) x {args.rounds} rounds after a warm-up pass; "
+            f"median hits {sorted(totals)[len(totals) // 2]:,}",
+        ),
+        (
+            "p95 by kind, /api/search : FTS5",
+            "; ".join(
+                f"{kind} {percentile(by_kind(api_ms, kind), 95):.1f} : {percentile(by_kind(fts_ms, kind), 95):.1f} ms"
+                for kind in ("word", "pair", "headline", "question")
+            ),
+        ),
     ]
     table = "\n".join(f"| {k} | {v} |" for k, v in rows)
-    update_benchmarks(f"speed-{args.articles}", f"""## Speed at {args.articles:,} articles
+    update_benchmarks(
+        f"speed-{args.articles}",
+        f"""## Speed at {args.articles:,} articles
 
 `python -m bench.speed --articles {args.articles}` (run by `make bench`), {today()}, {machine()}. SQLite store.
 
 | measure | value |
 | --- | --- |
 {table}
-""")
+""",
+    )
     print(table)
     return 0
 

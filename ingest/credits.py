@@ -30,7 +30,9 @@ AGENCIES = (
     Agency("Bloomberg", "Bloomberg", ("Bloomberg", "Bloomberg News")),
     Agency("Xinhua", "Xinhua", ("Xinhua", "Xinhua News Agency")),
     Agency("Anadolu", "Anadolu Agency", ("Anadolu", "Anadolu Agency", "Anadolu Images")),
-    Agency("dpa", "Deutsche Presse-Agentur", ("dpa", "Deutsche Presse-Agentur", "picture alliance", "picture-alliance")),
+    Agency(
+        "dpa", "Deutsche Presse-Agentur", ("dpa", "Deutsche Presse-Agentur", "picture alliance", "picture-alliance")
+    ),
     Agency("Kyodo", "Kyodo News", ("Kyodo", "Kyodo News")),
     Agency("Yonhap", "Yonhap", ("Yonhap",)),
     Agency("TASS", "TASS", ("TASS", "ITAR-TASS")),
@@ -174,7 +176,9 @@ _TRAILING_LABELLED = re.compile(
     r"[^.:]{2,100}?)\s*\.?\s*$",
     re.I,
 )
-_TRAILING_AGENCY_SLASH = re.compile(r"(?:(?<=[.!?\"”])|^)\s*((?:REUTERS|Reuters|AFP|EPA(?:-EFE)?|AP)\s*/\s*[^\s/][^/]{1,60}?)\s*\.?\s*$")
+_TRAILING_AGENCY_SLASH = re.compile(
+    r"(?:(?<=[.!?\"”])|^)\s*((?:REUTERS|Reuters|AFP|EPA(?:-EFE)?|AP)\s*/\s*[^\s/][^/]{1,60}?)\s*\.?\s*$"
+)
 
 
 MAX_CAPTION_WORDS = 150

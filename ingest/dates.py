@@ -12,19 +12,32 @@ from dateutil import tz
 
 # Zone abbreviations dateutil cannot resolve on its own; wire services stamp US and European zones.
 _TZINFOS = {
-    "UTC": tz.UTC, "GMT": tz.UTC, "Z": tz.UTC,
-    "EST": tz.tzoffset("EST", -5 * 3600), "EDT": tz.tzoffset("EDT", -4 * 3600),
-    "CST": tz.tzoffset("CST", -6 * 3600), "CDT": tz.tzoffset("CDT", -5 * 3600),
-    "MST": tz.tzoffset("MST", -7 * 3600), "MDT": tz.tzoffset("MDT", -6 * 3600),
-    "PST": tz.tzoffset("PST", -8 * 3600), "PDT": tz.tzoffset("PDT", -7 * 3600),
-    "AKST": tz.tzoffset("AKST", -9 * 3600), "AKDT": tz.tzoffset("AKDT", -8 * 3600),
+    "UTC": tz.UTC,
+    "GMT": tz.UTC,
+    "Z": tz.UTC,
+    "EST": tz.tzoffset("EST", -5 * 3600),
+    "EDT": tz.tzoffset("EDT", -4 * 3600),
+    "CST": tz.tzoffset("CST", -6 * 3600),
+    "CDT": tz.tzoffset("CDT", -5 * 3600),
+    "MST": tz.tzoffset("MST", -7 * 3600),
+    "MDT": tz.tzoffset("MDT", -6 * 3600),
+    "PST": tz.tzoffset("PST", -8 * 3600),
+    "PDT": tz.tzoffset("PDT", -7 * 3600),
+    "AKST": tz.tzoffset("AKST", -9 * 3600),
+    "AKDT": tz.tzoffset("AKDT", -8 * 3600),
     "HST": tz.tzoffset("HST", -10 * 3600),
-    "BST": tz.tzoffset("BST", 3600), "IST": tz.tzoffset("IST", 5 * 3600 + 1800),
-    "CET": tz.tzoffset("CET", 3600), "CEST": tz.tzoffset("CEST", 2 * 3600),
-    "EET": tz.tzoffset("EET", 2 * 3600), "EEST": tz.tzoffset("EEST", 3 * 3600),
-    "MSK": tz.tzoffset("MSK", 3 * 3600), "JST": tz.tzoffset("JST", 9 * 3600),
-    "KST": tz.tzoffset("KST", 9 * 3600), "HKT": tz.tzoffset("HKT", 8 * 3600),
-    "SGT": tz.tzoffset("SGT", 8 * 3600), "AEST": tz.tzoffset("AEST", 10 * 3600),
+    "BST": tz.tzoffset("BST", 3600),
+    "IST": tz.tzoffset("IST", 5 * 3600 + 1800),
+    "CET": tz.tzoffset("CET", 3600),
+    "CEST": tz.tzoffset("CEST", 2 * 3600),
+    "EET": tz.tzoffset("EET", 2 * 3600),
+    "EEST": tz.tzoffset("EEST", 3 * 3600),
+    "MSK": tz.tzoffset("MSK", 3 * 3600),
+    "JST": tz.tzoffset("JST", 9 * 3600),
+    "KST": tz.tzoffset("KST", 9 * 3600),
+    "HKT": tz.tzoffset("HKT", 8 * 3600),
+    "SGT": tz.tzoffset("SGT", 8 * 3600),
+    "AEST": tz.tzoffset("AEST", 10 * 3600),
     "AEDT": tz.tzoffset("AEDT", 11 * 3600),
 }
 MIN_YEAR = 1800
@@ -139,7 +152,18 @@ def _parse_loose(text: str) -> Optional[dt.datetime | dt.date]:
 
 
 _MONTHS = {
-    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "may": 5,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sep": 9,
+    "oct": 10,
+    "nov": 11,
+    "dec": 12,
 }
 _WEEKDAYS = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
 _MONTH = (

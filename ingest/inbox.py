@@ -63,11 +63,19 @@ def discover(paths: Iterable[Path], inbox: Path) -> Iterator[InputFile]:
                 # Links to folders show up among dirs; report them rather than skip them silently.
                 for name in list(dirs):
                     if (Path(folder) / name).is_symlink():
-                        yield InputFile(Path(folder) / name, in_inbox, (Path(folder) / name).relative_to(base) if in_inbox else Path(name),
-                                        "symbolic link to a folder: the archive does not follow links out of the folder it reads")
+                        yield InputFile(
+                            Path(folder) / name,
+                            in_inbox,
+                            (Path(folder) / name).relative_to(base) if in_inbox else Path(name),
+                            "symbolic link to a folder: the archive does not follow links out of the folder it reads",
+                        )
         elif given.is_symlink() and in_inbox:
-            yield InputFile(given, True, given.relative_to(inbox),
-                            "symbolic link: the archive does not follow links out of the folder it reads")
+            yield InputFile(
+                given,
+                True,
+                given.relative_to(inbox),
+                "symbolic link: the archive does not follow links out of the folder it reads",
+            )
         elif given.exists() or given.is_symlink():
             yield InputFile(given, in_inbox, given.relative_to(inbox) if in_inbox else Path(given.name))
         else:
@@ -90,8 +98,10 @@ def read_file(path: Path, max_bytes: int, follow_links: bool) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise ValueError("not a regular file (a device, pipe or socket)")
         if info.st_size > max_bytes:
-            raise ValueError(f"the file is {info.st_size:_} bytes, over max_file_bytes={max_bytes:_} "
-                             f"(split it, gzip it, or raise NEWSARCHIVE_MAX_FILE_BYTES)")
+            raise ValueError(
+                f"the file is {info.st_size:_} bytes, over max_file_bytes={max_bytes:_} "
+                f"(split it, gzip it, or raise NEWSARCHIVE_MAX_FILE_BYTES)"
+            )
         chunks = []
         total = 0
         while True:

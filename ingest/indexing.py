@@ -31,25 +31,50 @@ def article_docs(session: Session, ids: list[int]) -> list[IndexDocument]:
     captions: dict[int, list[CaptionFields]] = defaultdict(list)
     for row in session.execute(
         select(Caption.article_id, Caption.text, Caption.credit, Caption.photographer, Caption.agency)
-        .where(Caption.article_id.in_(ids)).order_by(Caption.article_id, Caption.position)
+        .where(Caption.article_id.in_(ids))
+        .order_by(Caption.article_id, Caption.position)
     ):
         captions[row.article_id].append(CaptionFields(row.text, row.credit, row.photographer, row.agency))
     places: dict[int, list[str]] = defaultdict(list)
     for article_id, name in session.execute(
-        select(article_places.c.article_id, Place.name).join(Place, Place.id == article_places.c.place_id)
-        .where(article_places.c.article_id.in_(ids)).order_by(article_places.c.article_id, Place.id)
+        select(article_places.c.article_id, Place.name)
+        .join(Place, Place.id == article_places.c.place_id)
+        .where(article_places.c.article_id.in_(ids))
+        .order_by(article_places.c.article_id, Place.id)
     ):
         places[article_id].append(name)
     docs = []
     for row in session.execute(
-        select(Article.id, Article.headline, Article.body, Article.byline, Article.dateline, Article.url,
-               Article.published_day, Article.published_utc, Source.name.label("source"))
-        .outerjoin(Source, Source.id == Article.source_id).where(Article.id.in_(ids)).order_by(Article.id)
+        select(
+            Article.id,
+            Article.headline,
+            Article.body,
+            Article.byline,
+            Article.dateline,
+            Article.url,
+            Article.published_day,
+            Article.published_utc,
+            Source.name.label("source"),
+        )
+        .outerjoin(Source, Source.id == Article.source_id)
+        .where(Article.id.in_(ids))
+        .order_by(Article.id)
     ):
-        docs.append(IndexDocument(
-            id=row.id, headline=row.headline, body=row.body, captions=tuple(captions.get(row.id, ())),
-            source=row.source, places=tuple(places.get(row.id, ())), byline=row.byline, dateline=row.dateline,
-            url=row.url, day=row.published_day, published_utc=row.published_utc))
+        docs.append(
+            IndexDocument(
+                id=row.id,
+                headline=row.headline,
+                body=row.body,
+                captions=tuple(captions.get(row.id, ())),
+                source=row.source,
+                places=tuple(places.get(row.id, ())),
+                byline=row.byline,
+                dateline=row.dateline,
+                url=row.url,
+                day=row.published_day,
+                published_utc=row.published_utc,
+            )
+        )
     return docs
 
 
@@ -59,8 +84,9 @@ def _set_indexed(sessions: sessionmaker, indexed: bool, *where) -> None:
         session.execute(update(Article).where(*where).values(indexed=indexed))
 
 
-def sync_pending(sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1, memory_mb: int = 256,
-                 batch: int = SYNC_BATCH) -> int:
+def sync_pending(
+    sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1, memory_mb: int = 256, batch: int = SYNC_BATCH
+) -> int:
     """Write every not-yet-indexed article to the index, then mark it indexed; return how many.
 
     The index lock keeps a concurrent `reindex` from swapping generations part-way through.
@@ -74,8 +100,11 @@ def sync_pending(sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1,
             _set_indexed(sessions, False)
         while True:
             with sessions() as session:
-                ids = list(session.scalars(
-                    select(Article.id).where(Article.indexed.is_(False)).order_by(Article.id).limit(batch)))
+                ids = list(
+                    session.scalars(
+                        select(Article.id).where(Article.indexed.is_(False)).order_by(Article.id).limit(batch)
+                    )
+                )
                 if not ids:
                     return total
                 docs = article_docs(session, ids)
@@ -96,8 +125,15 @@ class IndexFeeder:
     cannot swap the index underneath.
     """
 
-    def __init__(self, sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1, memory_mb: int = 256,
-                 commit_docs: int = 100_000) -> None:
+    def __init__(
+        self,
+        sessions: sessionmaker,
+        index: ArchiveIndex,
+        *,
+        procs: int = 1,
+        memory_mb: int = 256,
+        commit_docs: int = 100_000,
+    ) -> None:
         self.sessions = sessions
         self.index = index
         self.procs = procs
@@ -165,7 +201,7 @@ class IndexFeeder:
                 if self._rebuild_all:  # a fresh index: every other article still has to be written
                     _set_indexed(self.sessions, False)
                 for start in range(0, len(files), 500):
-                    _set_indexed(self.sessions, True, Article.ingest_file_id.in_(files[start:start + 500]))
+                    _set_indexed(self.sessions, True, Article.ingest_file_id.in_(files[start : start + 500]))
             else:
                 abandon_writer(writer)
                 if self._rebuild_all:
@@ -173,8 +209,9 @@ class IndexFeeder:
             self._rebuild_all = False
 
 
-def iter_all_docs(sessions: sessionmaker, chunk: int = 2000,
-                  upto: Optional[list[int]] = None) -> Iterator[IndexDocument]:
+def iter_all_docs(
+    sessions: sessionmaker, chunk: int = 2000, upto: Optional[list[int]] = None
+) -> Iterator[IndexDocument]:
     """Every article as a document, in id order, read in chunks so memory stays flat; records the last id read."""
     last = 0
     while True:
@@ -189,8 +226,14 @@ def iter_all_docs(sessions: sessionmaker, chunk: int = 2000,
         yield from docs
 
 
-def reindex(sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1, memory_mb: int = 256,
-            progress: Optional[Callable[[int], None]] = None) -> int:
+def reindex(
+    sessions: sessionmaker,
+    index: ArchiveIndex,
+    *,
+    procs: int = 1,
+    memory_mb: int = 256,
+    progress: Optional[Callable[[int], None]] = None,
+) -> int:
     """Rebuild the index from SQL beside the live one and swap it in; searches keep answering meanwhile.
 
     Rows stored while the rebuild ran are marked pending after the swap and synced into the new index.
@@ -201,7 +244,12 @@ def reindex(sessions: sessionmaker, index: ArchiveIndex, *, procs: int = 1, memo
         _set_indexed(sessions, False, Article.id > last_id[0])
         _set_indexed(sessions, True, Article.id <= last_id[0])
 
-    count = index.rebuild(iter_all_docs(sessions, upto=last_id), procs=procs, memory_mb=memory_mb, progress=progress,
-                          before_swap=before_swap)
+    count = index.rebuild(
+        iter_all_docs(sessions, upto=last_id),
+        procs=procs,
+        memory_mb=memory_mb,
+        progress=progress,
+        before_swap=before_swap,
+    )
     sync_pending(sessions, index, procs=procs, memory_mb=memory_mb)
     return count

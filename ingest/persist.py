@@ -27,8 +27,15 @@ class ArticleStore:
         self._sources.clear()
         self._places.clear()
 
-    def store(self, session: Session, articles: list[ArticleData], *, original_file: str,
-              ingest_file_id: Optional[int], seen_hashes: set[str]) -> tuple[list[IndexDocument], int]:
+    def store(
+        self,
+        session: Session,
+        articles: list[ArticleData],
+        *,
+        original_file: str,
+        ingest_file_id: Optional[int],
+        seen_hashes: set[str],
+    ) -> tuple[list[IndexDocument], int]:
         """Insert the articles not stored before; return (their index documents, how many were duplicates).
         `seen_hashes` spans one file. The documents are built from what was written, so indexing reads
         nothing back from SQL."""
@@ -58,25 +65,27 @@ class ArticleStore:
             published, day, utc = a.published_fields()
             source = a.source[:200] if a.source else None
             sources.append(source)
-            rows.append({
-                "headline": a.headline[:MAX_HEADLINE_CHARS],
-                "body": a.body,
-                "published": published,
-                "published_day": day,
-                "published_utc": utc,
-                "date_inferred": a.date_inferred,
-                "source_id": self._source_id(session, source) if source else None,
-                "byline": a.byline,
-                "dateline": a.dateline[:200] if a.dateline else None,
-                "url": a.url,
-                "language": a.language[:16] if a.language else None,
-                "content_sha256": digest,
-                "original_file": original_file,
-                "ingest_file_id": ingest_file_id,
-                "source_line": a.source_line,
-                "ingested_at": now,
-                "indexed": False,
-            })
+            rows.append(
+                {
+                    "headline": a.headline[:MAX_HEADLINE_CHARS],
+                    "body": a.body,
+                    "published": published,
+                    "published_day": day,
+                    "published_utc": utc,
+                    "date_inferred": a.date_inferred,
+                    "source_id": self._source_id(session, source) if source else None,
+                    "byline": a.byline,
+                    "dateline": a.dateline[:200] if a.dateline else None,
+                    "url": a.url,
+                    "language": a.language[:16] if a.language else None,
+                    "content_sha256": digest,
+                    "original_file": original_file,
+                    "ingest_file_id": ingest_file_id,
+                    "source_line": a.source_line,
+                    "ingested_at": now,
+                    "indexed": False,
+                }
+            )
         ids = list(session.scalars(insert(Article).returning(Article.id, sort_by_parameter_order=True), rows))
         caption_rows = []
         place_rows = []
@@ -84,22 +93,41 @@ class ArticleStore:
         for article_id, row, source, (_, a) in zip(ids, rows, sources, fresh):
             captions = []
             for position, c in enumerate(a.captions):
-                caption = {"article_id": article_id, "position": position, "text": c.text, "credit": c.credit,
-                           "photographer": c.photographer[:200] if c.photographer else None,
-                           "agency": c.agency[:100] if c.agency else None}
+                caption = {
+                    "article_id": article_id,
+                    "position": position,
+                    "text": c.text,
+                    "credit": c.credit,
+                    "photographer": c.photographer[:200] if c.photographer else None,
+                    "agency": c.agency[:100] if c.agency else None,
+                }
                 caption_rows.append(caption)
-                captions.append(CaptionFields(caption["text"], caption["credit"], caption["photographer"],
-                                              caption["agency"]))
+                captions.append(
+                    CaptionFields(caption["text"], caption["credit"], caption["photographer"], caption["agency"])
+                )
             names = list(dict.fromkeys(p.name[:200] for p in a.places if p.name))
             places = {p.name: p for p in a.places}
             for name in names:
                 place = places.get(name)
-                pid = self._place_id(session, name, (place.kind if place else "place")[:20], place.country_code if place else None)
+                pid = self._place_id(
+                    session, name, (place.kind if place else "place")[:20], place.country_code if place else None
+                )
                 place_rows.append({"article_id": article_id, "place_id": pid})
-            stored.append(IndexDocument(
-                id=article_id, headline=row["headline"], body=row["body"], captions=tuple(captions), source=source,
-                places=tuple(names), byline=row["byline"], dateline=row["dateline"], url=row["url"],
-                day=row["published_day"], published_utc=row["published_utc"]))
+            stored.append(
+                IndexDocument(
+                    id=article_id,
+                    headline=row["headline"],
+                    body=row["body"],
+                    captions=tuple(captions),
+                    source=source,
+                    places=tuple(names),
+                    byline=row["byline"],
+                    dateline=row["dateline"],
+                    url=row["url"],
+                    day=row["published_day"],
+                    published_utc=row["published_utc"],
+                )
+            )
         if caption_rows:
             session.execute(insert(Caption), caption_rows)
         if place_rows:
@@ -127,4 +155,3 @@ class ArticleStore:
             ).scalar_one()
         self._places[name] = found
         return found
-

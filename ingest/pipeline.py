@@ -72,8 +72,14 @@ class FileResult:
 
     def as_dict(self) -> dict:
         return {
-            "path": self.path, "status": self.status, "stored_path": self.stored_path, "format": self.format,
-            "articles": self.articles, "duplicates": self.duplicates, "errors": self.errors, "reason": self.reason,
+            "path": self.path,
+            "status": self.status,
+            "stored_path": self.stored_path,
+            "format": self.format,
+            "articles": self.articles,
+            "duplicates": self.duplicates,
+            "errors": self.errors,
+            "reason": self.reason,
         }
 
 
@@ -99,8 +105,12 @@ class RunSummary:
             self.failed += len(result.errors)
 
     def as_dict(self) -> dict:
-        return {"ingested": self.ingested, "duplicates": self.duplicates, "failed": self.failed,
-                "files": [f.as_dict() for f in self.files]}
+        return {
+            "ingested": self.ingested,
+            "duplicates": self.duplicates,
+            "failed": self.failed,
+            "files": [f.as_dict() for f in self.files],
+        }
 
 
 class Ingester:
@@ -153,8 +163,12 @@ class Ingester:
                     summary.add(result)
                     if bar is not None:
                         bar.update(1)
-                        bar.set_postfix(ingested=summary.ingested, duplicates=summary.duplicates, failed=summary.failed,
-                                        refresh=False)
+                        bar.set_postfix(
+                            ingested=summary.ingested,
+                            duplicates=summary.duplicates,
+                            failed=summary.failed,
+                            refresh=False,
+                        )
             finally:
                 if feeder is not None:
                     feeder.commit()
@@ -166,17 +180,20 @@ class Ingester:
 
     def feeder(self) -> indexing.IndexFeeder:
         """An index feeder for one run (commit it at the end)."""
-        return indexing.IndexFeeder(self.sessions, self.index, procs=self.settings.index_procs,
-                                    memory_mb=self.settings.index_memory_mb)
+        return indexing.IndexFeeder(
+            self.sessions, self.index, procs=self.settings.index_procs, memory_mb=self.settings.index_memory_mb
+        )
 
     def sync_index(self) -> int:
-        return indexing.sync_pending(self.sessions, self.index, procs=self.settings.index_procs,
-                                     memory_mb=self.settings.index_memory_mb)
+        return indexing.sync_pending(
+            self.sessions, self.index, procs=self.settings.index_procs, memory_mb=self.settings.index_memory_mb
+        )
 
     # -- one file ------------------------------------------------------------------------------------
 
-    def ingest_file(self, f: InputFile, *, feeder: Optional[indexing.IndexFeeder] = None,
-                    many_files: bool = False) -> FileResult:
+    def ingest_file(
+        self, f: InputFile, *, feeder: Optional[indexing.IndexFeeder] = None, many_files: bool = False
+    ) -> FileResult:
         """Ingest one file; every outcome is recorded in the ingest log and never raises for bad input.
 
         With a `feeder`, the file's articles go to the index as they are stored; without one they wait,
@@ -206,10 +223,13 @@ class Ingester:
             except Exception as exc:  # a bug must cost one file, not the run
                 log.error("internal error while ingesting %s\n%s", shown, traceback.format_exc())
                 self.store.forget_cache()
-                return self._quarantine(f, shown, f"internal error: {type(exc).__name__}: {exc}", sha=sha, size=len(data))
+                return self._quarantine(
+                    f, shown, f"internal error: {type(exc).__name__}: {exc}", sha=sha, size=len(data)
+                )
 
-    def _ingest_bytes(self, f: InputFile, shown: str, sha: str, data: bytes,
-                      feeder: Optional[indexing.IndexFeeder], many_files: bool) -> FileResult:
+    def _ingest_bytes(
+        self, f: InputFile, shown: str, sha: str, data: bytes, feeder: Optional[indexing.IndexFeeder], many_files: bool
+    ) -> FileResult:
         stream, _ = open_unpacked(data, self.limits)
         fmt = sniff(stream, f.path.name)
         units = iter_units(stream, fmt, self.limits)
@@ -219,8 +239,14 @@ class Ingester:
         seen: set[str] = set()
         try:
             with self.sessions.begin() as session:
-                row = IngestFile(path=shown, sha256=sha, size_bytes=len(data), format=fmt, status="ingesting",
-                                 stored_path=display_path(destination) if destination else shown)
+                row = IngestFile(
+                    path=shown,
+                    sha256=sha,
+                    size_bytes=len(data),
+                    format=fmt,
+                    status="ingesting",
+                    stored_path=display_path(destination) if destination else shown,
+                )
                 session.add(row)
                 session.flush()
                 original = row.stored_path
@@ -258,10 +284,20 @@ class Ingester:
             self._move(f.path, destination)
         return result
 
-    def _store_batch(self, session: Session, batch: list[ArticleData], original: str, file_id: int, seen: set[str],
-                     result: FileResult, feeder: Optional[indexing.IndexFeeder], parallel_index: bool) -> None:
-        stored, duplicates = self.store.store(session, batch, original_file=original, ingest_file_id=file_id,
-                                              seen_hashes=seen)
+    def _store_batch(
+        self,
+        session: Session,
+        batch: list[ArticleData],
+        original: str,
+        file_id: int,
+        seen: set[str],
+        result: FileResult,
+        feeder: Optional[indexing.IndexFeeder],
+        parallel_index: bool,
+    ) -> None:
+        stored, duplicates = self.store.store(
+            session, batch, original_file=original, ingest_file_id=file_id, seen_hashes=seen
+        )
         result.articles += len(stored)
         result.duplicates += duplicates
         if feeder is not None:
@@ -306,8 +342,10 @@ class Ingester:
     def _known_bytes(self, sha: str) -> Optional[IngestFile]:
         with self.sessions() as session:
             return session.scalars(
-                select(IngestFile).where(IngestFile.sha256 == sha, IngestFile.status.in_(("ingested", "duplicate")))
-                .order_by(IngestFile.id).limit(1)
+                select(IngestFile)
+                .where(IngestFile.sha256 == sha, IngestFile.status.in_(("ingested", "duplicate")))
+                .order_by(IngestFile.id)
+                .limit(1)
             ).first()
 
     def _record_duplicate_file(self, f: InputFile, shown: str, sha: str, size: int, known: IngestFile) -> FileResult:
@@ -315,26 +353,53 @@ class Ingester:
         stored = display_path(destination) if destination else shown
         reason = f"the same bytes were ingested before from {known.path}"
         with self.sessions.begin() as session:
-            session.add(IngestFile(path=shown, stored_path=stored, sha256=sha, size_bytes=size, format=known.format,
-                                   status="duplicate", reason=reason, finished_at=utcnow()))
+            session.add(
+                IngestFile(
+                    path=shown,
+                    stored_path=stored,
+                    sha256=sha,
+                    size_bytes=size,
+                    format=known.format,
+                    status="duplicate",
+                    reason=reason,
+                    finished_at=utcnow(),
+                )
+            )
         if destination is not None:
             self._move(f.path, destination)
         return FileResult(path=shown, status="duplicate", stored_path=stored, format=known.format, reason=reason)
 
-    def _quarantine(self, f: InputFile, shown: str, reason: str, *, sha: Optional[str], size: Optional[int]) -> FileResult:
+    def _quarantine(
+        self, f: InputFile, shown: str, reason: str, *, sha: Optional[str], size: Optional[int]
+    ) -> FileResult:
         """Record a failed file; an inbox file moves to failed/ with `<name>.error.json` saying why."""
         reason = safe_text(reason)
         exists = f.path.exists() or f.path.is_symlink()
         destination = free_destination(self.settings.failed_dir, f.relative) if f.in_inbox and exists else None
         stored = display_path(destination) if destination else (shown if exists else None)
         with self.sessions.begin() as session:
-            session.add(IngestFile(path=shown, stored_path=stored, sha256=sha, size_bytes=size, status="failed",
-                                   reason=reason, finished_at=utcnow()))
+            session.add(
+                IngestFile(
+                    path=shown,
+                    stored_path=stored,
+                    sha256=sha,
+                    size_bytes=size,
+                    status="failed",
+                    reason=reason,
+                    finished_at=utcnow(),
+                )
+            )
         if destination is not None:
-            write_error_file(destination, {
-                "file": shown, "reason": reason, "sha256": sha, "size_bytes": size,
-                "failed_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            })
+            write_error_file(
+                destination,
+                {
+                    "file": shown,
+                    "reason": reason,
+                    "sha256": sha,
+                    "size_bytes": size,
+                    "failed_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                },
+            )
             self._move(f.path, destination)
         return FileResult(path=shown, status="failed", stored_path=stored, reason=reason)
 
@@ -342,9 +407,14 @@ class Ingester:
         """After a crash between commit and move: the row is there, the file is still in the inbox. Move it."""
         with self.sessions() as session:
             row = session.scalars(
-                select(IngestFile).where(IngestFile.sha256 == sha, IngestFile.path == shown,
-                                         IngestFile.status.in_(("ingested", "duplicate", "failed")))
-                .order_by(IngestFile.id.desc()).limit(1)
+                select(IngestFile)
+                .where(
+                    IngestFile.sha256 == sha,
+                    IngestFile.path == shown,
+                    IngestFile.status.in_(("ingested", "duplicate", "failed")),
+                )
+                .order_by(IngestFile.id.desc())
+                .limit(1)
             ).first()
         if row is None or not row.stored_path or row.stored_path == shown or Path(row.stored_path).exists():
             return None
@@ -354,9 +424,16 @@ class Ingester:
         if row.status == "failed":
             write_error_file(destination, {"file": shown, "reason": row.reason, "sha256": sha})
         self._move(f.path, destination)
-        return FileResult(path=shown, status=row.status, stored_path=row.stored_path, format=row.format,
-                          articles=row.articles_ingested, duplicates=row.duplicates, errors=row.errors or [],
-                          reason=row.reason)
+        return FileResult(
+            path=shown,
+            status=row.status,
+            stored_path=row.stored_path,
+            format=row.format,
+            articles=row.articles_ingested,
+            duplicates=row.duplicates,
+            errors=row.errors or [],
+            reason=row.reason,
+        )
 
     def _move(self, source: Path, destination: Path) -> None:
         move_file(source, destination)
@@ -386,8 +463,12 @@ class Ingester:
 
 def _parse_chunk(items: list, limits: Limits) -> list[ArticleData | RecordError]:
     out: list[ArticleData | RecordError] = []
-    single = len(items) == 1 and isinstance(items[0], Unit) and items[0].format in ("text", "html", "json-object") \
+    single = (
+        len(items) == 1
+        and isinstance(items[0], Unit)
+        and items[0].format in ("text", "html", "json-object")
         and items[0].line is None
+    )
     for item in items:
         if isinstance(item, RecordError):
             out.append(item)
@@ -444,8 +525,11 @@ def watch(ingester: Ingester, *, stop=None, on_result=None) -> None:
     interval = settings.watch_interval_ms / 1000
     while stop is None or not stop.is_set():
         now = time.time_ns()
-        ready = [f for f in _unique(discover([settings.inbox], settings.inbox))
-                 if f.path.is_symlink() or settled(f.path, seen, settings.settle_ms * 1_000_000, now)]
+        ready = [
+            f
+            for f in _unique(discover([settings.inbox], settings.inbox))
+            if f.path.is_symlink() or settled(f.path, seen, settings.settle_ms * 1_000_000, now)
+        ]
         if ready:
             feeder = ingester.feeder()
             with ingester._ingest_lock():

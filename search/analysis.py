@@ -43,8 +43,12 @@ class NewsAnalyzer(Composable):
         self._setup()
 
     def __eq__(self, other):
-        return (other.__class__ is self.__class__ and other.stoplist == self.stoplist
-                and other.minsize == self.minsize and other.stemming == self.stemming)
+        return (
+            other.__class__ is self.__class__
+            and other.stoplist == self.stoplist
+            and other.minsize == self.minsize
+            and other.stemming == self.stemming
+        )
 
     def __hash__(self):
         return hash((self.__class__, self.stoplist, self.minsize, self.stemming))
@@ -89,8 +93,20 @@ class NewsAnalyzer(Composable):
             out.append(stem(word) if stem is not None else word)
         return out
 
-    def __call__(self, value, positions=False, chars=False, keeporiginal=False, removestops=True, start_pos=0,
-                 start_char=0, tokenize=True, mode="", no_morph=False, **kwargs):
+    def __call__(
+        self,
+        value,
+        positions=False,
+        chars=False,
+        keeporiginal=False,
+        removestops=True,
+        start_pos=0,
+        start_char=0,
+        tokenize=True,
+        mode="",
+        no_morph=False,
+        **kwargs,
+    ):
         assert isinstance(value, str), f"{value!r} is not text"
         nomorph = no_morph or kwargs.pop("nomorph", False)
         token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
@@ -144,4 +160,3 @@ class FastPositions(formats.Positions):
         encode = self.encode
         for word, positions in fast(value).items():
             yield word, len(positions), len(positions) * boost, encode(positions)
-

@@ -103,8 +103,11 @@ def _read_segment(reader) -> SegmentArrays:
                 values.append(term.decode("utf-8"))
                 chunks.append(ids)
         docs = np.concatenate(chunks) if chunks else np.empty(0, np.int64)
-        value_of = (np.repeat(np.arange(len(values), dtype=np.int64), [c.size for c in chunks])
-                    if chunks else np.empty(0, np.int64))
+        value_of = (
+            np.repeat(np.arange(len(values), dtype=np.int64), [c.size for c in chunks])
+            if chunks
+            else np.empty(0, np.int64)
+        )
         facets[facet] = FacetArrays(values, docs, value_of)
     return SegmentArrays(count, live, ts, day, lengths, facets)
 
@@ -215,7 +218,9 @@ class SegmentCache:
         if engine == "auto":
             engine = "numpy" if internals.FAST else "whoosh"
         if engine == "numpy":
-            segments = [(arrays.lengths, arrays.live, seg_key) for (arrays, _), seg_key in zip(view.parts, view.segment_keys)]
+            segments = [
+                (arrays.lengths, arrays.live, seg_key) for (arrays, _), seg_key in zip(view.parts, view.segment_keys)
+            ]
             chosen = NumpyEngine(searcher, segments, self.postings)
         elif engine == "whoosh":
             chosen = WhooshEngine(searcher)
@@ -236,7 +241,7 @@ class View:
         live = np.ones(self.doc_count_all, dtype=bool)
         for arrays, offset in parts:
             if arrays.live is not None:
-                live[offset:offset + arrays.doc_count] = arrays.live
+                live[offset : offset + arrays.doc_count] = arrays.live
         self.live = live
         self.live_docs = np.flatnonzero(live).astype(np.int64)
         self.facets: dict[str, FacetArrays] = {}
@@ -248,12 +253,15 @@ class View:
                     continue
                 bounds = np.searchsorted(fa.value_of, np.arange(len(fa.values) + 1))
                 for i, value in enumerate(fa.values):
-                    merged.setdefault(value, []).append(fa.docs[bounds[i]:bounds[i + 1]] + offset)
+                    merged.setdefault(value, []).append(fa.docs[bounds[i] : bounds[i + 1]] + offset)
             values = sorted(merged)
             chunks = [np.concatenate(merged[v]) for v in values]
             docs = np.concatenate(chunks) if chunks else np.empty(0, np.int64)
-            value_of = (np.repeat(np.arange(len(values), dtype=np.int64), [c.size for c in chunks])
-                        if chunks else np.empty(0, np.int64))
+            value_of = (
+                np.repeat(np.arange(len(values), dtype=np.int64), [c.size for c in chunks])
+                if chunks
+                else np.empty(0, np.int64)
+            )
             self.facets[facet] = FacetArrays(values, docs, value_of)
             self.facets[facet].index_by_document(self.doc_count_all)
 

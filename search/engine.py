@@ -124,8 +124,15 @@ def _minus(a: Scored, b: Scored) -> Scored:
 class SegmentEvaluator:
     """Evaluates query trees on one segment; statistics (idf, average lengths) come from the whole index."""
 
-    def __init__(self, top_searcher, leaf_searcher, lengths: dict[str, np.ndarray], live: Optional[np.ndarray],
-                 cache: Optional[PostingsCache] = None, segment_key: tuple = ()):
+    def __init__(
+        self,
+        top_searcher,
+        leaf_searcher,
+        lengths: dict[str, np.ndarray],
+        live: Optional[np.ndarray],
+        cache: Optional[PostingsCache] = None,
+        segment_key: tuple = (),
+    ):
         self.top = top_searcher
         self.leaf = leaf_searcher
         self.reader = leaf_searcher.reader()

@@ -77,8 +77,9 @@ def snippet(text: str, spans: list[tuple[int, int]], max_chars: int = DEFAULT_SN
     return "".join(parts)
 
 
-def best_snippet(fields: list[tuple[str, str]], terms: dict[str, set[str]],
-                 max_chars: int = DEFAULT_SNIPPET_CHARS) -> str:
+def best_snippet(
+    fields: list[tuple[str, str]], terms: dict[str, set[str]], max_chars: int = DEFAULT_SNIPPET_CHARS
+) -> str:
     """From (fieldname, text) in order of preference, the snippet of the first field with a match;
     the opening of the first non-empty field when none matches."""
     for fieldname, text in fields:

@@ -81,13 +81,16 @@ class ArchiveIndex:
         if path is None:
             raise IndexMissing(f"no search index at {self.root}; run `newsarchive reindex`")
         if _version(path) != SCHEMA_VERSION:
-            raise IndexMissing(f"the search index at {path} was built by another version of newsarchive "
-                               f"(schema {_version(path)}, this one needs {SCHEMA_VERSION}); run `newsarchive reindex`")
+            raise IndexMissing(
+                f"the search index at {path} was built by another version of newsarchive "
+                f"(schema {_version(path)}, this one needs {SCHEMA_VERSION}); run `newsarchive reindex`"
+            )
         try:
             return whoosh.index.open_dir(str(path))
         except Exception as exc:  # whoosh raises several types for damaged files
-            raise IndexMissing(f"the search index at {path} cannot be opened ({type(exc).__name__}: {exc}); "
-                               f"run `newsarchive reindex`") from exc
+            raise IndexMissing(
+                f"the search index at {path} cannot be opened ({type(exc).__name__}: {exc}); run `newsarchive reindex`"
+            ) from exc
 
     def ensure(self) -> Index:
         """Open the live index, creating an empty first generation when there is none yet."""
@@ -117,8 +120,9 @@ class ArchiveIndex:
 
     # -- writing -------------------------------------------------------------------------------------
 
-    def write(self, docs: Iterable[IndexDocument], *, procs: int = 1, memory_mb: int = 256,
-              lock_timeout_s: float = 120.0) -> int:
+    def write(
+        self, docs: Iterable[IndexDocument], *, procs: int = 1, memory_mb: int = 256, lock_timeout_s: float = 120.0
+    ) -> int:
         """Add or replace documents (by id) in the live index in one commit; return how many were written."""
         ix = self.ensure()
         writer = open_writer(ix, procs, memory_mb, lock_timeout_s)
@@ -150,9 +154,15 @@ class ArchiveIndex:
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def rebuild(self, docs: Iterable[IndexDocument], *, procs: int = 1, memory_mb: int = 256,
-                progress: Optional[Callable[[int], None]] = None,
-                before_swap: Optional[Callable[[], None]] = None) -> int:
+    def rebuild(
+        self,
+        docs: Iterable[IndexDocument],
+        *,
+        procs: int = 1,
+        memory_mb: int = 256,
+        progress: Optional[Callable[[int], None]] = None,
+        before_swap: Optional[Callable[[], None]] = None,
+    ) -> int:
         """Build a complete new generation from `docs` beside the live one, then swap it in atomically.
 
         `before_swap` runs under the sync lock just before the swap, so no feeder runs between the two.

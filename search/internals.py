@@ -42,6 +42,7 @@ FAST = tuple(whoosh.__version__[:3]) in TESTED_VERSIONS
 
 # -- reading -----------------------------------------------------------------------------------------
 
+
 def decode_postings(reader, fieldname: str, text) -> Optional[tuple[np.ndarray, np.ndarray]]:
     """(document numbers, weights) of one term in one segment, decoded block by block; None when the
     fast path does not apply (another Whoosh version, another codec, or postings with byte ids)."""
@@ -145,6 +146,7 @@ def length_bytes(reader, fieldname: str, count: int) -> Optional[np.ndarray]:
 
 
 # -- writing -----------------------------------------------------------------------------------------
+
 
 class ArchiveCodec(W3Codec):
     """Whoosh's W3 codec with 512 postings per block instead of 128, zlib level 1 instead of 3, and (on a
@@ -251,7 +253,7 @@ class GroupedPostingPool(PostingPool):
                     if length == _NONE:
                         value = None
                     else:
-                        value = bytes(entries[pos:pos + length])
+                        value = bytes(entries[pos : pos + length])
                         pos += length
                     postings.append((fieldname, tbytes, docnum, weight, value))
                 if reorder:
@@ -320,8 +322,7 @@ class GroupingMultiSegmentWriter(MpWriter):
         self.pool = GroupedPostingPool(self._tempstorage, self.newsegment, limitmb=limitmb)
 
     def _new_task(self):
-        task = _GroupingSubWriterTask(self.storage, self.indexname, self.jobqueue, self.resultqueue, self.subargs,
-                                      True)
+        task = _GroupingSubWriterTask(self.storage, self.indexname, self.jobqueue, self.resultqueue, self.subargs, True)
         self.tasks.append(task)
         task.start()
         return task

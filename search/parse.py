@@ -35,13 +35,25 @@ from .schema import DEFAULT_FIELDS, normalise_url, plain_analyzer, stemming_anal
 FIELD_WEIGHTS = {"headline": 0.5, "caption": 0.5, "body": 1.0, "credit": 0.5}
 # What a user may write before a colon, and the index field it names.
 FIELD_NAMES = {
-    "headline": "headline", "title": "headline", "hed": "headline",
-    "body": "body", "text": "body",
-    "caption": "caption", "captions": "caption", "photo": "caption",
-    "credit": "credit", "credits": "credit", "photographer": "credit",
-    "source": "source", "agency": "source",
-    "place": "place", "places": "place", "location": "place",
-    "byline": "byline", "author": "byline", "by": "byline",
+    "headline": "headline",
+    "title": "headline",
+    "hed": "headline",
+    "body": "body",
+    "text": "body",
+    "caption": "caption",
+    "captions": "caption",
+    "photo": "caption",
+    "credit": "credit",
+    "credits": "credit",
+    "photographer": "credit",
+    "source": "source",
+    "agency": "source",
+    "place": "place",
+    "places": "place",
+    "location": "place",
+    "byline": "byline",
+    "author": "byline",
+    "by": "byline",
     "dateline": "dateline",
     "year": "year_facet",
     "url": "url",
@@ -50,8 +62,16 @@ PUBLIC_FIELDS = ("headline", "body", "caption", "credit", "source", "place", "by
 MIN_WILDCARD_PREFIX = 2
 _STEMMED = stemming_analyzer()
 _PLAIN = plain_analyzer()
-_ANALYZERS = {"headline": _STEMMED, "body": _STEMMED, "caption": _STEMMED, "credit": _STEMMED,
-              "source": _PLAIN, "place": _PLAIN, "byline": _PLAIN, "dateline": _PLAIN}
+_ANALYZERS = {
+    "headline": _STEMMED,
+    "body": _STEMMED,
+    "caption": _STEMMED,
+    "credit": _STEMMED,
+    "source": _PLAIN,
+    "place": _PLAIN,
+    "byline": _PLAIN,
+    "dateline": _PLAIN,
+}
 _CHUNK = re.compile(r'[^\s"()]+')
 # A URL: with a scheme, starting www., or a host name with a dot followed by a path ("bbc.co.uk/news/...").
 _URL = re.compile(r"^(?:(?:https?|ftp)://|www\.)\S+\.\S+|^(?:[a-z0-9-]+\.)+[a-z]{2,}/\S*", re.IGNORECASE)
@@ -125,6 +145,7 @@ def parse_query(text: str) -> ParsedQuery:
 
 # -- the parser ----------------------------------------------------------------------------------------
 
+
 @dataclass
 class _Chunk:
     """One lexical unit: a word-ish chunk or a phrase, with its sign and field."""
@@ -173,7 +194,7 @@ class _Parser:
                     pos += 1
                     continue
                 close = text.index('"', pos + 1)
-                tokens.append(_Chunk(text[pos + 1:close], phrase=True))
+                tokens.append(_Chunk(text[pos + 1 : close], phrase=True))
                 pos = close + 1
             elif c in "()":
                 tokens.append(_Op(c))
@@ -213,7 +234,7 @@ class _Parser:
             return None
         close = text.index('"', end + 1)
         fieldname = FIELD_NAMES[m.group(1).lower()] if m else None
-        return _Chunk(text[end + 1:close], phrase=True, sign=sign, fieldname=fieldname), close + 1
+        return _Chunk(text[end + 1 : close], phrase=True, sign=sign, fieldname=fieldname), close + 1
 
     def _chunk(self, piece: str, sign: str) -> Optional[_Chunk]:
         """A chunk of text as a word, a URL or a field clause; None for a `field:` with nothing after it."""
@@ -227,8 +248,9 @@ class _Parser:
                     return None
                 return _Chunk(value, sign=sign, fieldname=FIELD_NAMES[name])
             if name not in ("http", "https", "ftp", "mailto"):
-                self.notices.append(f"{m.group(1)}: is not a field, so it was searched as words "
-                                    f"(fields: {', '.join(PUBLIC_FIELDS)})")
+                self.notices.append(
+                    f"{m.group(1)}: is not a field, so it was searched as words (fields: {', '.join(PUBLIC_FIELDS)})"
+                )
             return _Chunk(f"{m.group(1)} {value}", sign=sign)
         return _Chunk(piece, sign=sign)
 
@@ -245,8 +267,10 @@ class _Parser:
         pattern = chunk.text.lower().strip(".,;:!")
         head = re.split(r"[*?]", pattern)[0]
         if len(re.findall(r"\w", head)) < MIN_WILDCARD_PREFIX:
-            self.notices.append(f"{chunk.text!r} was searched as a word: a wildcard needs at least "
-                                f"{MIN_WILDCARD_PREFIX} letters before * or ?")
+            self.notices.append(
+                f"{chunk.text!r} was searched as a word: a wildcard needs at least "
+                f"{MIN_WILDCARD_PREFIX} letters before * or ?"
+            )
             return None
         # Expansions are scored by BM25F like words, but without field weights: Whoosh drops the boost of a
         # wildcard that expands to a single word, so a weight would count only sometimes.
@@ -332,8 +356,18 @@ class _Parser:
         runs_of_two = tuple(tuple(run) for run in runs if len(run) >= 2)
         if not words and not required and not url and self.ignored:
             self.notices.append("every word of the query is too common to search: " + ", ".join(self.ignored))
-        return ParsedQuery(self.text, tuple(words.values()), runs_of_two, tuple(required), tuple(excluded), url,
-                           tuple(url_words), None, tuple(self.ignored), tuple(dict.fromkeys(self.notices)))
+        return ParsedQuery(
+            self.text,
+            tuple(words.values()),
+            runs_of_two,
+            tuple(required),
+            tuple(excluded),
+            url,
+            tuple(url_words),
+            None,
+            tuple(self.ignored),
+            tuple(dict.fromkeys(self.notices)),
+        )
 
     def _url_words(self, text: str) -> list[Word]:
         path = re.sub(r"^(?:(?:https?|ftp)://)?[^/]*", "", text, flags=re.IGNORECASE)
@@ -356,8 +390,9 @@ class _Parser:
             tree = _and([tree, more])
         if tree is None:
             return ParsedQuery(self.text, ignored=tuple(self.ignored), notices=tuple(self.notices))
-        return ParsedQuery(self.text, boolean=tree, ignored=tuple(self.ignored),
-                           notices=tuple(dict.fromkeys(self.notices)))
+        return ParsedQuery(
+            self.text, boolean=tree, ignored=tuple(self.ignored), notices=tuple(dict.fromkeys(self.notices))
+        )
 
     def _peek(self) -> Optional[_Token]:
         return self._tokens[self._pos] if self._pos < len(self._tokens) else None

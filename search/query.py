@@ -90,8 +90,13 @@ class _Matched:
 class ArchiveSearcher:
     """One Whoosh searcher with its segment arrays and engine (NumPy, or plain Whoosh on untested versions)."""
 
-    def __init__(self, searcher: Searcher, cache: SegmentCache, engine: str = "auto",
-                 texts: Optional[Callable[[list[str]], list[str]]] = None) -> None:
+    def __init__(
+        self,
+        searcher: Searcher,
+        cache: SegmentCache,
+        engine: str = "auto",
+        texts: Optional[Callable[[list[str]], list[str]]] = None,
+    ) -> None:
         """`texts` gives the text (headline, body, captions) of articles by id, for relevance feedback;
         without it relaxed answers are ranked by BM25F alone."""
         self.searcher = searcher
@@ -120,8 +125,9 @@ class ArchiveSearcher:
             return replace(again, suggestion=suggestion, corrected=True, notices=found.notices)
         return replace(found, suggestion=suggestion)
 
-    def _found(self, parsed: ParsedQuery, matched: _Matched, filters: dict[str, np.ndarray],
-               request: SearchRequest) -> Found:
+    def _found(
+        self, parsed: ParsedQuery, matched: _Matched, filters: dict[str, np.ndarray], request: SearchRequest
+    ) -> Found:
         final = matched.mask & _combined(filters, self.view.doc_count_all)
         ids = np.flatnonzero(final)
         start = (request.page - 1) * request.per_page
@@ -142,8 +148,14 @@ class ArchiveSearcher:
             else:
                 counted = ids
             facets[facet] = self.view.facet_counts(facet, counted, request.facet_size)
-        return Found(total=int(ids.size), page=page, facets=facets, terms=parsed.terms_by_field(),
-                     match=matched.match, notices=list(parsed.notices))
+        return Found(
+            total=int(ids.size),
+            page=page,
+            facets=facets,
+            terms=parsed.terms_by_field(),
+            match=matched.match,
+            notices=list(parsed.notices),
+        )
 
     @staticmethod
     def _rank_key(ids: np.ndarray, matched: _Matched) -> np.ndarray:
@@ -226,8 +238,9 @@ class ArchiveSearcher:
             return _Matched(every, scores, None, MATCH_ALL, phrase)
         return _Matched(allowed & (counts > 0), scores, tiers, MATCH_MOST, phrase)
 
-    def _phrase_mask(self, runs: tuple[tuple[str, ...], ...], every: np.ndarray, scores: np.ndarray,
-                     n: int) -> Optional[np.ndarray]:
+    def _phrase_mask(
+        self, runs: tuple[tuple[str, ...], ...], every: np.ndarray, scores: np.ndarray, n: int
+    ) -> Optional[np.ndarray]:
         """Among the best PHRASE_CHECK_DOCS articles holding every word, those that hold each run of typed
         words in a row (in the headline, the body or a caption); None when none does or there is no run."""
         if not runs or not every.any():
@@ -291,8 +304,10 @@ class ArchiveSearcher:
             if values:
                 masks[facet] = self.view.facet_mask(facet, values)
         if request.date_from or request.date_to:
-            masks["date"] = self.view.day_mask(day_number(request.date_from) if request.date_from else None,
-                                               day_number(request.date_to) if request.date_to else None)
+            masks["date"] = self.view.day_mask(
+                day_number(request.date_from) if request.date_from else None,
+                day_number(request.date_to) if request.date_to else None,
+            )
         return masks
 
     def count_all_words(self, parsed: ParsedQuery, filters: dict[str, np.ndarray]) -> int:

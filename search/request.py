@@ -40,9 +40,13 @@ class SearchRequest:
     def params(self, **changes) -> list[tuple[str, str]]:
         """This request as query parameters, with `changes` applied (for links: next page, facet clicks)."""
         values = {
-            "q": self.q, "from": self.date_from.isoformat() if self.date_from else "",
-            "to": self.date_to.isoformat() if self.date_to else "", "sort": self.sort,
-            "page": str(self.page), "per_page": str(self.per_page), "correct": "" if self.correct else "false",
+            "q": self.q,
+            "from": self.date_from.isoformat() if self.date_from else "",
+            "to": self.date_to.isoformat() if self.date_to else "",
+            "sort": self.sort,
+            "page": str(self.page),
+            "per_page": str(self.per_page),
+            "correct": "" if self.correct else "false",
         }
         filters = {k: list(v) for k, v in self.filters.items()}
         for key, value in changes.items():
@@ -50,8 +54,14 @@ class SearchRequest:
                 filters[key] = value
             else:
                 values[key] = "" if value is None else str(value)
-        out = [(k, v) for k, v in values.items() if v and not (k == "sort" and v == "relevance")
-               and not (k == "page" and v == "1") and not (k == "per_page" and v == "20")]
+        out = [
+            (k, v)
+            for k, v in values.items()
+            if v
+            and not (k == "sort" and v == "relevance")
+            and not (k == "page" and v == "1")
+            and not (k == "per_page" and v == "20")
+        ]
         for facet in FACETS:
             out.extend((facet, v) for v in filters.get(facet, []))
         return out
@@ -78,7 +88,9 @@ def _date(name: str, raw: Optional[str]) -> Optional[dt.date]:
             return dt.date(int(text), 1, 1) if name == "from" else dt.date(int(text), 12, 31)
         return dt.date.fromisoformat(text[:10]) if len(text) >= 10 else dt.date.fromisoformat(text)
     except ValueError:
-        raise BadRequest("bad_parameter", f"{name} must be an ISO date like 2015-01-30 (or a year like 2015), not {raw[:40]!r}")
+        raise BadRequest(
+            "bad_parameter", f"{name} must be an ISO date like 2015-01-30 (or a year like 2015), not {raw[:40]!r}"
+        )
 
 
 def parse_request(get: Callable[[str], Optional[str]], get_all: Callable[[str], list[str]]) -> SearchRequest:

@@ -97,5 +97,6 @@ def require_current(settings: Settings) -> None:
     if current != head:
         where = make_url(settings.database_url).render_as_string(hide_password=True)
         state = f"at revision {current}" if current else "empty (no migrations applied)"
-        raise DatabaseBehind(f"the database at {where} is {state}; this newsarchive needs revision {head}: "
-                             f"run `newsarchive db upgrade`")
+        raise DatabaseBehind(
+            f"the database at {where} is {state}; this newsarchive needs revision {head}: run `newsarchive db upgrade`"
+        )

@@ -65,8 +65,10 @@ class Archive:
         if state is not None:
             self._retire(state[2])
         if not built and self._any_indexed():
-            raise IndexMissing(f"the search index at {self.index.root} is missing although articles were "
-                               f"indexed; run `newsarchive reindex`")
+            raise IndexMissing(
+                f"the search index at {self.index.root} is missing although articles were "
+                f"indexed; run `newsarchive reindex`"
+            )
         whoosh_searcher = (self.index.open() if built else empty_index()).searcher()
         with self._lock:
             self._searchers.append(whoosh_searcher)
@@ -111,10 +113,17 @@ class Archive:
             if row is None:
                 continue  # removed from SQL since it was indexed; a reindex will drop it
             fields = [("body", row["body"]), ("caption", row["captions"]), ("headline", row["headline"])]
-            hits.append({
-                "id": row["id"], "headline": row["headline"], "published": row["published"], "source": row["source"],
-                "snippet": best_snippet(fields, terms), "url": row["url"], "score": round(score, 4),
-            })
+            hits.append(
+                {
+                    "id": row["id"],
+                    "headline": row["headline"],
+                    "published": row["published"],
+                    "source": row["source"],
+                    "snippet": best_snippet(fields, terms),
+                    "url": row["url"],
+                    "score": round(score, 4),
+                }
+            )
         return {
             "query": request.q,
             "total": found.total,
@@ -144,24 +153,43 @@ class Archive:
             return {}
         with self.engine.connect() as session:  # Core: a third of the ORM session's overhead per query
             rows = session.execute(
-                select(Article.id, Article.headline, Article.published, Article.url, Article.body,
-                       Source.name.label("source"))
-                .outerjoin(Source, Source.id == Article.source_id).where(Article.id.in_(ids))
+                select(
+                    Article.id,
+                    Article.headline,
+                    Article.published,
+                    Article.url,
+                    Article.body,
+                    Source.name.label("source"),
+                )
+                .outerjoin(Source, Source.id == Article.source_id)
+                .where(Article.id.in_(ids))
             ).all()
             captions: dict[int, list[str]] = {}
             for article_id, text, credit in session.execute(
-                select(Caption.article_id, Caption.text, Caption.credit).where(Caption.article_id.in_(ids))
+                select(Caption.article_id, Caption.text, Caption.credit)
+                .where(Caption.article_id.in_(ids))
                 .order_by(Caption.position)
             ):
                 captions.setdefault(article_id, []).append(f"{text} ({credit})" if credit else text)
-        return {r.id: {"id": r.id, "headline": r.headline, "published": r.published, "url": r.url, "body": r.body,
-                       "source": r.source, "captions": "\n".join(captions.get(r.id, []))} for r in rows}
+        return {
+            r.id: {
+                "id": r.id,
+                "headline": r.headline,
+                "published": r.published,
+                "url": r.url,
+                "body": r.body,
+                "source": r.source,
+                "captions": "\n".join(captions.get(r.id, [])),
+            }
+            for r in rows
+        }
 
     def article(self, article_id: int) -> Optional[dict]:
         """The article record of SPEC.md, or None when there is no such article."""
         with self.sessions() as session:
             article = session.scalars(
-                select(Article).where(Article.id == article_id)
+                select(Article)
+                .where(Article.id == article_id)
                 .options(selectinload(Article.captions), selectinload(Article.places))
             ).first()
             return article_record(article) if article is not None else None
@@ -178,8 +206,11 @@ class Archive:
             return []
         ids = searcher.more_like(str(article_id), f"{row.headline}\n{row.body}", limit)
         rows = self._hit_rows([int(i) for i in ids])
-        return [{"id": r["id"], "headline": r["headline"], "published": r["published"], "source": r["source"]}
-                for r in (rows.get(int(i)) for i in ids) if r is not None]
+        return [
+            {"id": r["id"], "headline": r["headline"], "published": r["published"], "source": r["source"]}
+            for r in (rows.get(int(i)) for i in ids)
+            if r is not None
+        ]
 
     def health(self) -> tuple[bool, dict]:
         """(healthy, details): the database answers and the index opens."""
@@ -210,8 +241,10 @@ def article_record(article: Article) -> dict:
         "dateline": article.dateline,
         "body": article.body,
         "paragraphs": article.paragraphs,
-        "captions": [{"text": c.text, "credit": c.credit, "photographer": c.photographer, "agency": c.agency}
-                     for c in article.captions],
+        "captions": [
+            {"text": c.text, "credit": c.credit, "photographer": c.photographer, "agency": c.agency}
+            for c in article.captions
+        ],
         "places": [p.name for p in article.places],
         "url": article.url,
         "language": article.language,

@@ -51,8 +51,8 @@ class Settings:
             return value if value not in (None, "") else None
 
         home = Path(overrides.pop("home", None) or get("home") or "./instance").expanduser().resolve()
-        database_url = overrides.pop("database_url", None) or get("database_url") or (
-            f"sqlite:///{home / 'newsarchive.sqlite'}"
+        database_url = (
+            overrides.pop("database_url", None) or get("database_url") or (f"sqlite:///{home / 'newsarchive.sqlite'}")
         )
         index_dir = Path(overrides.pop("index_dir", None) or get("index_dir") or home / "index").expanduser().resolve()
         inbox = Path(overrides.pop("inbox", None) or get("inbox") or home / "inbox").expanduser().resolve()
@@ -69,8 +69,15 @@ class Settings:
         engine = overrides.pop("search_engine", None) or get("search_engine") or "auto"
         if engine not in ("auto", "numpy", "whoosh"):
             raise SettingsError(f"{ENV_PREFIX}SEARCH_ENGINE must be auto, numpy or whoosh, not {engine!r}")
-        return cls(home=home, database_url=database_url, index_dir=index_dir, inbox=inbox, search_engine=engine,
-                   **numbers, **overrides)
+        return cls(
+            home=home,
+            database_url=database_url,
+            index_dir=index_dir,
+            inbox=inbox,
+            search_engine=engine,
+            **numbers,
+            **overrides,
+        )
 
     def ensure_dirs(self) -> None:
         """Create the data folders (home, inbox, archive, failed, index parent) if missing."""

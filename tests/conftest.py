@@ -28,7 +28,9 @@ SEEDS = ROOT / "seeds"
 SEED_FILE = SEEDS / "000_17250181ba4e98be.txt"
 CORPUS = Path(os.environ.get("NEWSARCHIVE_CORPUS") or ROOT.parent / "shared" / "corpus")
 POSTGRES_ADMIN_URL = os.environ.get("NEWSARCHIVE_TEST_POSTGRES") or "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-BACKENDS = [b.strip() for b in (os.environ.get("NEWSARCHIVE_TEST_BACKENDS") or "sqlite,postgresql").split(",") if b.strip()]
+BACKENDS = [
+    b.strip() for b in (os.environ.get("NEWSARCHIVE_TEST_BACKENDS") or "sqlite,postgresql").split(",") if b.strip()
+]
 
 
 @lru_cache(maxsize=1)
@@ -81,7 +83,9 @@ def make_settings(home: Path, database_url: Optional[str], **overrides) -> Setti
 
 def cli_env(settings: Settings, **extra: str) -> dict[str, str]:
     """The environment that points the `newsarchive` command at this test's archive."""
-    return dict(os.environ, NEWSARCHIVE_HOME=str(settings.home), NEWSARCHIVE_DATABASE_URL=settings.database_url, **extra)
+    return dict(
+        os.environ, NEWSARCHIVE_HOME=str(settings.home), NEWSARCHIVE_DATABASE_URL=settings.database_url, **extra
+    )
 
 
 def pytest_collection_modifyitems(config, items):
@@ -132,19 +136,34 @@ def inbox(migrated) -> Path:
 
 # A small archive written for the tests: the seed plus stories with known sources, places, dates and credits.
 SAMPLE_STORIES = [
-    {"headline": "Refugee camp in Turkey grows as winter nears", "date": "2014-11-03", "source": "Reuters",
-     "body": "SURUC, Turkey (Reuters) - The camp near the Syrian border took in 2,000 more refugees this week.\n\n"
-             "Aid workers said tents were running short before winter.",
-     "images": [{"caption": "Children queue for blankets at the camp.", "credit": "Reuters/Murad Sezer"}]},
-    {"headline": "Oil prices fall on supply worries", "date": "2015-03-10", "source": "Reuters",
-     "body": "LONDON (Reuters) - Oil prices fell on Tuesday as traders worried about rising supply.\n\n"
-             "Brent crude slipped 2 percent in London trading."},
-    {"headline": "Kurdish fighters hold Kobani after months of siege", "date": "2015-02-02",
-     "source": "The Associated Press",
-     "body": "BEIRUT (AP) — Kurdish fighters said they held Kobani on Monday after a siege of four months.\n\n"
-             "Activists in Syria said the fighting had moved to nearby villages."},
-    {"headline": "Markets in Tokyo close higher", "date": "2013-07-01", "source": "Kyodo",
-     "body": "TOKYO — Shares in Tokyo closed higher on Monday, led by exporters, as the yen weakened against the dollar."},
+    {
+        "headline": "Refugee camp in Turkey grows as winter nears",
+        "date": "2014-11-03",
+        "source": "Reuters",
+        "body": "SURUC, Turkey (Reuters) - The camp near the Syrian border took in 2,000 more refugees this week.\n\n"
+        "Aid workers said tents were running short before winter.",
+        "images": [{"caption": "Children queue for blankets at the camp.", "credit": "Reuters/Murad Sezer"}],
+    },
+    {
+        "headline": "Oil prices fall on supply worries",
+        "date": "2015-03-10",
+        "source": "Reuters",
+        "body": "LONDON (Reuters) - Oil prices fell on Tuesday as traders worried about rising supply.\n\n"
+        "Brent crude slipped 2 percent in London trading.",
+    },
+    {
+        "headline": "Kurdish fighters hold Kobani after months of siege",
+        "date": "2015-02-02",
+        "source": "The Associated Press",
+        "body": "BEIRUT (AP) — Kurdish fighters said they held Kobani on Monday after a siege of four months.\n\n"
+        "Activists in Syria said the fighting had moved to nearby villages.",
+    },
+    {
+        "headline": "Markets in Tokyo close higher",
+        "date": "2013-07-01",
+        "source": "Kyodo",
+        "body": "TOKYO — Shares in Tokyo closed higher on Monday, led by exporters, as the yen weakened against the dollar.",
+    },
     {"headline": "Undated notes on the harbour", "body": "The harbour master kept notes on every ship that came in."},
 ]
 

@@ -15,14 +15,30 @@ TEXTS = [
 
 
 def tokens(analyzer, text, **kwargs):
-    return [(t.text, getattr(t, "pos", None), getattr(t, "startchar", None), getattr(t, "endchar", None),
-             t.stopped, t.boost) for t in analyzer(text, **kwargs)]
+    return [
+        (
+            t.text,
+            getattr(t, "pos", None),
+            getattr(t, "startchar", None),
+            getattr(t, "endchar", None),
+            t.stopped,
+            t.boost,
+        )
+        for t in analyzer(text, **kwargs)
+    ]
 
 
 @pytest.mark.parametrize("text", TEXTS)
-@pytest.mark.parametrize("kwargs", [{}, {"positions": True}, {"positions": True, "chars": True},
-                                    {"removestops": False, "positions": True, "mode": "query"},
-                                    {"no_morph": True, "positions": True}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"positions": True},
+        {"positions": True, "chars": True},
+        {"removestops": False, "positions": True, "mode": "query"},
+        {"no_morph": True, "positions": True},
+    ],
+)
 def test_same_tokens_as_whoosh(text, kwargs):
     assert tokens(NewsAnalyzer(), text, **kwargs) == tokens(StemmingAnalyzer(), text, **kwargs)
     plain = NewsAnalyzer(stoplist=None, stemming=False)
@@ -43,8 +59,10 @@ def test_indexed_postings_are_the_same_as_whoosh_positions(text):
 
     from search.analysis import FastPositions
 
-    for analyzer, reference in ((NewsAnalyzer(), StemmingAnalyzer()),
-                                (NewsAnalyzer(stoplist=None, stemming=False), StandardAnalyzer(stoplist=None))):
+    for analyzer, reference in (
+        (NewsAnalyzer(), StemmingAnalyzer()),
+        (NewsAnalyzer(stoplist=None, stemming=False), StandardAnalyzer(stoplist=None)),
+    ):
         ours = sorted(FastPositions(field_boost=3.0).word_values(text, analyzer))
         theirs = sorted(Positions(field_boost=3.0).word_values(text, reference))
         assert ours == theirs

@@ -106,12 +106,21 @@ def test_odd_query_text_is_read_leniently_and_says_how(client, q, notice):
     assert any(notice in n for n in answer["notices"]), answer["notices"]
 
 
-@pytest.mark.parametrize("params, word", [
-    ({"per_page": 0}, "per_page"), ({"per_page": 101}, "per_page"), ({"per_page": "ten"}, "per_page"),
-    ({"page": 0}, "page"), ({"sort": "best"}, "sort"), ({"from": "yesterday"}, "from"),
-    ({"from": "2015-02-01", "to": "2015-01-01"}, "after"), ({"facet_size": -1}, "facet_size"),
-    ({"year": "last"}, "year"), ({"q": "x" * 1001}, "limit"),
-])
+@pytest.mark.parametrize(
+    "params, word",
+    [
+        ({"per_page": 0}, "per_page"),
+        ({"per_page": 101}, "per_page"),
+        ({"per_page": "ten"}, "per_page"),
+        ({"page": 0}, "page"),
+        ({"sort": "best"}, "sort"),
+        ({"from": "yesterday"}, "from"),
+        ({"from": "2015-02-01", "to": "2015-01-01"}, "after"),
+        ({"facet_size": -1}, "facet_size"),
+        ({"year": "last"}, "year"),
+        ({"q": "x" * 1001}, "limit"),
+    ],
+)
 def test_bad_parameters_are_400_json_errors_that_say_what_to_fix(client, params, word):
     response = client.get("/api/search", query_string=params)
     assert response.status_code == 400
@@ -120,7 +129,9 @@ def test_bad_parameters_are_400_json_errors_that_say_what_to_fix(client, params,
     assert word in error["message"]
 
 
-@pytest.mark.parametrize("q", ['kobani "syria', "(kobani", "kobani)", "AND", "NOT", '"', "caption:", ":", "\\", "[a TO"])
+@pytest.mark.parametrize(
+    "q", ['kobani "syria', "(kobani", "kobani)", "AND", "NOT", '"', "caption:", ":", "\\", "[a TO"]
+)
 def test_unbalanced_or_odd_query_text_is_read_leniently(client, q):
     response = client.get("/api/search", query_string={"q": q})
     assert response.status_code == 200
@@ -137,7 +148,16 @@ def test_the_article_record(client):
     assert [c["photographer"] for c in record["captions"]] == ["Emrah Gurel", "Emrah Gurel", None]
     assert {c["agency"] for c in record["captions"]} == {"AP"}
     assert {"Kobani", "Syria", "Turkey"} <= set(record["places"])
-    assert set(record) >= {"id", "byline", "dateline", "url", "language", "content_sha256", "original_file", "ingested_at"}
+    assert set(record) >= {
+        "id",
+        "byline",
+        "dateline",
+        "url",
+        "language",
+        "content_sha256",
+        "original_file",
+        "ingested_at",
+    }
 
 
 def test_unknown_articles_and_paths_are_json_404s(client):

@@ -45,15 +45,23 @@ def test_db_upgrade_and_reindex(settings):
 
 
 def test_an_unreachable_database_is_a_clear_error_not_a_traceback(tmp_path):
-    result = CliRunner().invoke(cli, ["ingest", str(SEED_FILE)], env={
-        "NEWSARCHIVE_HOME": str(tmp_path), "NEWSARCHIVE_DATABASE_URL": "postgresql+psycopg://nobody@127.0.0.1:1/none"})
+    result = CliRunner().invoke(
+        cli,
+        ["ingest", str(SEED_FILE)],
+        env={
+            "NEWSARCHIVE_HOME": str(tmp_path),
+            "NEWSARCHIVE_DATABASE_URL": "postgresql+psycopg://nobody@127.0.0.1:1/none",
+        },
+    )
     assert result.exit_code == 1
     assert "cannot reach or migrate the database" in result.output
     assert "Traceback" not in result.output
 
 
 def test_a_bad_setting_is_a_clear_error(tmp_path):
-    result = CliRunner().invoke(cli, ["stats"], env={"NEWSARCHIVE_HOME": str(tmp_path), "NEWSARCHIVE_SETTLE_MS": "soon"})
+    result = CliRunner().invoke(
+        cli, ["stats"], env={"NEWSARCHIVE_HOME": str(tmp_path), "NEWSARCHIVE_SETTLE_MS": "soon"}
+    )
     assert result.exit_code == 1 and "NEWSARCHIVE_SETTLE_MS must be a whole number" in result.output
 
 

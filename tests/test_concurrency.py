@@ -14,8 +14,10 @@ from store.db import upgrade
 
 from .conftest import ROOT, SEED_FILE, cli_env, make_settings
 
-WORDS = ("market harbour election storm river council bank school rail energy court budget strike port "
-         "factory museum festival drought vaccine bridge satellite tariff merger ferry reactor").split()
+WORDS = (
+    "market harbour election storm river council bank school rail energy court budget strike port "
+    "factory museum festival drought vaccine bridge satellite tariff merger ferry reactor"
+).split()
 
 pytestmark = pytest.mark.slow
 
@@ -25,15 +27,28 @@ def synthetic_feed(path, count, seed=1):
     with open(path, "w") as f:
         for i in range(count):
             words = [rng.choice(WORDS) for _ in range(120)]
-            f.write(json.dumps({"title": f"Story {i} about the {rng.choice(WORDS)}",
-                                "date": f"20{10 + i % 10}-0{1 + i % 9}-1{i % 10}",
-                                "body": " ".join(words) + "."}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "title": f"Story {i} about the {rng.choice(WORDS)}",
+                        "date": f"20{10 + i % 10}-0{1 + i % 9}-1{i % 10}",
+                        "body": " ".join(words) + ".",
+                    }
+                )
+                + "\n"
+            )
 
 
 def command(settings, *args):
     env = cli_env(settings, NEWSARCHIVE_INGEST_WORKERS="1")
-    return subprocess.Popen([sys.executable, "-m", "webapp.cli", *args], env=env, cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "webapp.cli", *args],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def hammer(client, stop, answers, errors, params):
@@ -61,8 +76,10 @@ def test_searches_are_answered_while_another_process_ingests(settings, tmp_path)
     synthetic_feed(feed, 3000)
     app = create_app(settings)
     stop, answers, errors = threading.Event(), [], []
-    threads = [threading.Thread(target=hammer, args=(app.test_client(), stop, answers, errors, {"q": "harbour OR kobani"}))
-               for _ in range(4)]
+    threads = [
+        threading.Thread(target=hammer, args=(app.test_client(), stop, answers, errors, {"q": "harbour OR kobani"}))
+        for _ in range(4)
+    ]
     for t in threads:
         t.start()
     try:
@@ -91,8 +108,10 @@ def test_reindex_while_searching_loses_no_request(settings, tmp_path):
         ingester.run([feed])
     app = create_app(settings)
     stop, answers, errors = threading.Event(), [], []
-    threads = [threading.Thread(target=hammer, args=(app.test_client(), stop, answers, errors, {"q": "market", "per_page": 5}))
-               for _ in range(4)]
+    threads = [
+        threading.Thread(target=hammer, args=(app.test_client(), stop, answers, errors, {"q": "market", "per_page": 5}))
+        for _ in range(4)
+    ]
     for t in threads:
         t.start()
     try:

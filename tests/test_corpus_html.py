@@ -45,9 +45,15 @@ def archive(tmp_path_factory):
     engine = make_engine(settings)
     with make_sessionmaker(engine)() as session:
         files = {page_id(f.path): (f.status, f.reason) for f in session.scalars(select(IngestFile))}
-        articles = {page_id(a.original_file): {"headline": a.headline, "body": a.body, "language": a.language,
-                                                "captions": [(c.text, c.credit, c.photographer, c.agency) for c in a.captions]}
-                    for a in session.scalars(select(Article))}
+        articles = {
+            page_id(a.original_file): {
+                "headline": a.headline,
+                "body": a.body,
+                "language": a.language,
+                "captions": [(c.text, c.credit, c.photographer, c.agency) for c in a.captions],
+            }
+            for a in session.scalars(select(Article))
+        }
     engine.dispose()
     return summary, files, articles
 

@@ -57,7 +57,7 @@ def test_facet_counts_equal_sql_group_by_counts(corpus_app, client):
         places = dict(s.execute(select(Place.name, func.count()).join(article_places).group_by(Place.name)).all())
         sources = dict(s.execute(select(Source.name, func.count()).join(Article).group_by(Source.name)).all())
         years = {}
-        for day, in s.execute(select(Article.published_day).where(Article.published_day.is_not(None))):
+        for (day,) in s.execute(select(Article.published_day).where(Article.published_day.is_not(None))):
             years[str(day.year)] = years.get(str(day.year), 0) + 1
         credited = s.execute(select(Caption.article_id, Caption.photographer, Caption.agency, Caption.credit)).all()
     credits = {}

@@ -38,14 +38,22 @@ def fill_inbox(inbox, rng, round_no):
     for i in range(30):
         (inbox / f"{r}story-{i:02}.txt").write_text(
             f"Story {r}{i} headline\n\nParagraph one of story {r}{i} about the harbour.\n\n"
-            f"Paragraph two of story {r}{i}.\n")
+            f"Paragraph two of story {r}{i}.\n"
+        )
         expected_articles += 1
     (inbox / f"{r}copy-of-story-03.txt").write_bytes((inbox / f"{r}story-03.txt").read_bytes())
     for f in range(30):
-        lines = [json.dumps({"title": f"Feed {r}{f} item {n}", "date": "2015-01-30",
-                             "body": f"Item {n} of feed {r}{f}. " + " ".join(rng.choice(["oil", "rail", "port", "bank"])
-                                                                              for _ in range(200))})
-                 for n in range(400)]
+        lines = [
+            json.dumps(
+                {
+                    "title": f"Feed {r}{f} item {n}",
+                    "date": "2015-01-30",
+                    "body": f"Item {n} of feed {r}{f}. "
+                    + " ".join(rng.choice(["oil", "rail", "port", "bank"]) for _ in range(200)),
+                }
+            )
+            for n in range(400)
+        ]
         data = ("\n".join(lines) + "\n").encode()
         if f % 2:
             (inbox / f"{r}feed-{f}.jsonl.gz").write_bytes(gzip.compress(data))
@@ -58,9 +66,14 @@ def fill_inbox(inbox, rng, round_no):
 
 
 def run_ingest(settings, kill_after=None):
-    process = subprocess.Popen([sys.executable, "-m", "webapp.cli", "ingest", "--json"],
-                               env=cli_env(settings, NEWSARCHIVE_INGEST_WORKERS="2"), cwd=ROOT,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "webapp.cli", "ingest", "--json"],
+        env=cli_env(settings, NEWSARCHIVE_INGEST_WORKERS="2"),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     if kill_after is None:
         _, err = process.communicate(timeout=600)
         assert process.returncode == 0, err.decode(errors="replace")
@@ -102,12 +115,17 @@ def test_killed_ingesters_lose_nothing_and_double_nothing(migrated, inbox):
 
     # Every input file is now in archive/ or failed/, exactly once, with its bytes intact.
     assert list(inbox.iterdir()) == []
-    placed = [p for folder in (migrated.archive_dir, migrated.failed_dir) for p in folder.rglob("*")
-              if p.is_file() and not p.name.endswith(".error.json")]
+    placed = [
+        p
+        for folder in (migrated.archive_dir, migrated.failed_dir)
+        for p in folder.rglob("*")
+        if p.is_file() and not p.name.endswith(".error.json")
+    ]
     assert sorted(p.name for p in placed) == names
     assert {hashlib.sha256(p.read_bytes()).hexdigest() for p in placed} == set(originals)
     assert {p.name for p in migrated.failed_dir.iterdir() if not p.name.endswith(".error.json")} == {
-        f"r{n}-{name}" for n in range(rounds) for name in ("junk.bin", "broken.json")}
+        f"r{n}-{name}" for n in range(rounds) for name in ("junk.bin", "broken.json")
+    }
 
     engine = make_engine(migrated)
     with make_sessionmaker(engine)() as s:
@@ -120,7 +138,10 @@ def test_killed_ingesters_lose_nothing_and_double_nothing(migrated, inbox):
     assert sorted(os.path.basename(path) for path, _ in rows) == names
     statuses = dict((os.path.basename(p), st) for p, st in rows)
     for n in range(rounds):
-        assert sorted([statuses[f"r{n}-copy-of-story-03.txt"], statuses[f"r{n}-story-03.txt"]]) == ["duplicate", "ingested"]
+        assert sorted([statuses[f"r{n}-copy-of-story-03.txt"], statuses[f"r{n}-story-03.txt"]]) == [
+            "duplicate",
+            "ingested",
+        ]
     assert articles == distinct == expected_articles
     assert pending == 0
     index = ArchiveIndex(migrated.index_dir)

@@ -3,33 +3,39 @@ import pytest
 from ingest.credits import is_credit, parse_credit, split_caption
 
 
-@pytest.mark.parametrize("credit, photographer, agency", [
-    ("AP Photo/Emrah Gurel", "Emrah Gurel", "AP"),
-    ("AP Photo", None, "AP"),
-    ("AP Photo/Emrah Gurel, File", "Emrah Gurel", "AP"),
-    ("AP Photo/File", None, "AP"),
-    ("Reuters/Kevin Lamarque", "Kevin Lamarque", "Reuters"),
-    ("REUTERS/Kevin Lamarque", "Kevin Lamarque", "Reuters"),
-    ("Photo by John Moore/Getty Images", "John Moore", "Getty Images"),
-    ("Saul Loeb/AFP via Getty Images", "Saul Loeb", "AFP"),
-    ("AFP Photo/Bulent Kilic", "Bulent Kilic", "AFP"),
-    ("Tolga Akmen/AFP/Getty Images", "Tolga Akmen", "AFP"),
-    ("EPA/JIM LO SCALZO", "Jim Lo Scalzo", "EPA"),
-    ("EPA-EFE/Rungroj Yongrit", "Rungroj Yongrit", "EPA-EFE"),
-    ("Photograph: Peter Byrne/PA", "Peter Byrne", "PA"),
-    ("Photo: Reuters", None, "Reuters"),
-])
+@pytest.mark.parametrize(
+    "credit, photographer, agency",
+    [
+        ("AP Photo/Emrah Gurel", "Emrah Gurel", "AP"),
+        ("AP Photo", None, "AP"),
+        ("AP Photo/Emrah Gurel, File", "Emrah Gurel", "AP"),
+        ("AP Photo/File", None, "AP"),
+        ("Reuters/Kevin Lamarque", "Kevin Lamarque", "Reuters"),
+        ("REUTERS/Kevin Lamarque", "Kevin Lamarque", "Reuters"),
+        ("Photo by John Moore/Getty Images", "John Moore", "Getty Images"),
+        ("Saul Loeb/AFP via Getty Images", "Saul Loeb", "AFP"),
+        ("AFP Photo/Bulent Kilic", "Bulent Kilic", "AFP"),
+        ("Tolga Akmen/AFP/Getty Images", "Tolga Akmen", "AFP"),
+        ("EPA/JIM LO SCALZO", "Jim Lo Scalzo", "EPA"),
+        ("EPA-EFE/Rungroj Yongrit", "Rungroj Yongrit", "EPA-EFE"),
+        ("Photograph: Peter Byrne/PA", "Peter Byrne", "PA"),
+        ("Photo: Reuters", None, "Reuters"),
+    ],
+)
 def test_credits_split_into_photographer_and_agency(credit, photographer, agency):
     assert is_credit(credit)
     assert parse_credit(credit) == (photographer, agency)
 
 
-@pytest.mark.parametrize("credit, photographer, agency", [
-    ("Courtesy of the family", None, None),
-    ("John Smith/The New York Times", "John Smith", None),
-    ("The New York Times", None, None),
-    ("Photo by de la Cruz/AFP", "de la Cruz", "AFP"),
-])
+@pytest.mark.parametrize(
+    "credit, photographer, agency",
+    [
+        ("Courtesy of the family", None, None),
+        ("John Smith/The New York Times", "John Smith", None),
+        ("The New York Times", None, None),
+        ("Photo by de la Cruz/AFP", "de la Cruz", "AFP"),
+    ],
+)
 def test_only_a_name_is_taken_for_the_photographer(credit, photographer, agency):
     assert parse_credit(credit) == (photographer, agency)
 
@@ -41,26 +47,33 @@ def test_a_wire_sign_off_or_a_name_is_not_a_photo_credit(text):
 
 def test_a_caption_paragraph_is_split_from_its_credit_and_source_tag():
     text, credit, source = split_caption(
-        "Refugees walk in a camp in Suruc, Turkey, Friday, Jan. 30, 2015. (AP Photo/Emrah Gurel) (The Associated Press)")
+        "Refugees walk in a camp in Suruc, Turkey, Friday, Jan. 30, 2015. (AP Photo/Emrah Gurel) (The Associated Press)"
+    )
     assert text == "Refugees walk in a camp in Suruc, Turkey, Friday, Jan. 30, 2015."
     assert credit == "AP Photo/Emrah Gurel"
     assert source == "The Associated Press"
 
 
-@pytest.mark.parametrize("paragraph, credit", [
-    ("Smoke rises over the city on Friday. Photograph: Peter Byrne/PA", "Photograph: Peter Byrne/PA"),
-    ("Smoke rises over the city on Friday. REUTERS/Kevin Lamarque", "REUTERS/Kevin Lamarque"),
-    ("A man walks past a poster. (Photo by Chris McGrath/Getty Images)", "Photo by Chris McGrath/Getty Images"),
-])
+@pytest.mark.parametrize(
+    "paragraph, credit",
+    [
+        ("Smoke rises over the city on Friday. Photograph: Peter Byrne/PA", "Photograph: Peter Byrne/PA"),
+        ("Smoke rises over the city on Friday. REUTERS/Kevin Lamarque", "REUTERS/Kevin Lamarque"),
+        ("A man walks past a poster. (Photo by Chris McGrath/Getty Images)", "Photo by Chris McGrath/Getty Images"),
+    ],
+)
 def test_unbracketed_and_getty_credits_end_captions(paragraph, credit):
     assert split_caption(paragraph)[1] == credit
 
 
-@pytest.mark.parametrize("paragraph", [
-    "ANCHORAGE, Alaska (Reuters) - Exxon Mobil offered to pay a fine, according to a letter made public on Friday.",
-    "The company said profits rose. (Reuters)",
-    "Prices fell 3 percent (see chart).",
-])
+@pytest.mark.parametrize(
+    "paragraph",
+    [
+        "ANCHORAGE, Alaska (Reuters) - Exxon Mobil offered to pay a fine, according to a letter made public on Friday.",
+        "The company said profits rose. (Reuters)",
+        "Prices fell 3 percent (see chart).",
+    ],
+)
 def test_body_paragraphs_are_not_captions(paragraph):
     assert split_caption(paragraph) is None
 

@@ -47,16 +47,21 @@ pytestmark = pytest.mark.skipif(not internals.FAST, reason="the fast paths are o
 
 # A vocabulary with a few very common words (so their posting lists span several blocks) and a long tail.
 COMMON = "said oil bank market shares price government minister refugees border".split()
-TAIL = ("kobani syria turkey suruc iraq reuters tokyo exporters yen dollar harbour ship camp winter tents aid "
-        "fighters siege villages activists crude brent london traders supply airstrike coalition islamic state "
-        "town children blankets winter election vote parliament labour tory budget tax rates inflation growth "
-        "football goal striker coach cup final tennis open champion film award actor music chart album "
-        "1,200 2015 u.s. al-qaeda o'brien e-mail").split()
+TAIL = (
+    "kobani syria turkey suruc iraq reuters tokyo exporters yen dollar harbour ship camp winter tents aid "
+    "fighters siege villages activists crude brent london traders supply airstrike coalition islamic state "
+    "town children blankets winter election vote parliament labour tory budget tax rates inflation growth "
+    "football goal striker coach cup final tennis open champion film award actor music chart album "
+    "1,200 2015 u.s. al-qaeda o'brien e-mail"
+).split()
 STOP = "the of and a to in on for".split()
 SOURCES = ["Reuters", "The Associated Press", "Kyodo", "BBC News"]
 PLACES = ["Kobani", "Syria", "Turkey", "Iraq", "Tokyo", "London"]
-PHOTOGRAPHERS = [("AP Photo/Emrah Gurel", "Emrah Gurel", "AP"), ("Reuters/Murad Sezer", "Murad Sezer", "Reuters"),
-                 ("AP Photo", None, "AP")]
+PHOTOGRAPHERS = [
+    ("AP Photo/Emrah Gurel", "Emrah Gurel", "AP"),
+    ("Reuters/Murad Sezer", "Murad Sezer", "Reuters"),
+    ("AP Photo", None, "AP"),
+]
 
 
 def _text(rng: random.Random, count: int) -> str:
@@ -71,11 +76,18 @@ def _doc(rng: random.Random, n: int) -> IndexDocument:
     day = None if rng.random() < 0.1 else dt.date(2004, 1, 1) + dt.timedelta(days=rng.randrange(4000))
     captions = tuple(CaptionFields(_text(rng, 15), *rng.choice(PHOTOGRAPHERS)) for _ in range(rng.choice([0, 0, 1, 2])))
     return IndexDocument(
-        id=n, headline=_text(rng, rng.randint(4, 10)), body="\n\n".join(_text(rng, rng.randint(8, 25)) for _ in range(3)),
-        captions=captions, source=rng.choice(SOURCES + [None]), places=tuple(rng.sample(PLACES, rng.randint(0, 3))),
-        byline=rng.choice([None, "By Jane Doe", "By John Smith"]), dateline=rng.choice([None, "BEIRUT", "LONDON"]),
-        url=f"https://news.example.com/{n}", day=day,
-        published_utc=dt.datetime.combine(day, dt.time(rng.randrange(24))) if day else None)
+        id=n,
+        headline=_text(rng, rng.randint(4, 10)),
+        body="\n\n".join(_text(rng, rng.randint(8, 25)) for _ in range(3)),
+        captions=captions,
+        source=rng.choice(SOURCES + [None]),
+        places=tuple(rng.sample(PLACES, rng.randint(0, 3))),
+        byline=rng.choice([None, "By Jane Doe", "By John Smith"]),
+        dateline=rng.choice([None, "BEIRUT", "LONDON"]),
+        url=f"https://news.example.com/{n}",
+        day=day,
+        published_utc=dt.datetime.combine(day, dt.time(rng.randrange(24))) if day else None,
+    )
 
 
 def _writer(ix):
@@ -140,10 +152,17 @@ def cache():
 
 # -- generated query trees -----------------------------------------------------------------------------
 
+
 def _term_of(rng: random.Random, fieldname: str) -> str:
     if fieldname in ("source", "place", "byline", "dateline"):
-        value = rng.choice({"source": SOURCES, "place": PLACES, "byline": ["jane", "doe", "smith", "by"],
-                            "dateline": ["beirut", "london"]}[fieldname])
+        value = rng.choice(
+            {
+                "source": SOURCES,
+                "place": PLACES,
+                "byline": ["jane", "doe", "smith", "by"],
+                "dateline": ["beirut", "london"],
+            }[fieldname]
+        )
         return analyse(value, fieldname)[0]
     terms = analyse(rng.choice(COMMON + TAIL + TAIL))
     return terms[0] if terms else "said"
@@ -171,19 +190,27 @@ def random_tree(rng: random.Random, docs: list[IndexDocument], depth: int = 0) -
         if len(terms) < 3:
             return query.Term(fieldname, "said")
         start = rng.randrange(len(terms) - 2)
-        return query.Phrase(fieldname, terms[start:start + rng.choice([2, 3])], boost=boost)
+        return query.Phrase(fieldname, terms[start : start + rng.choice([2, 3])], boost=boost)
     if kind == "prefix":
         term = _term_of(rng, "body")
-        return query.Prefix(rng.choice(["headline", "body", "caption"]), term[:rng.randint(2, 3)], boost=boost,
-                            constantscore=rng.random() < 0.5)
+        return query.Prefix(
+            rng.choice(["headline", "body", "caption"]),
+            term[: rng.randint(2, 3)],
+            boost=boost,
+            constantscore=rng.random() < 0.5,
+        )
     if kind == "wildcard":
         term = _term_of(rng, "body")
         pattern = term[:2] + "?" + term[3:] if len(term) > 3 else term[:2] + "*"
         return query.Wildcard("body", pattern, boost=boost, constantscore=rng.random() < 0.5)
     if kind == "facet":
         facet = rng.choice(["source_facet", "place_facet", "year_facet", "credit_facet"])
-        value = {"source_facet": rng.choice(SOURCES), "place_facet": rng.choice(PLACES),
-                 "year_facet": str(rng.randint(2004, 2014)), "credit_facet": rng.choice(["Emrah Gurel", "AP"])}[facet]
+        value = {
+            "source_facet": rng.choice(SOURCES),
+            "place_facet": rng.choice(PLACES),
+            "year_facet": str(rng.randint(2004, 2014)),
+            "credit_facet": rng.choice(["Emrah Gurel", "AP"]),
+        }[facet]
         return query.Term(facet, value)
     if kind == "range":
         low = day_number(dt.date(2004, 1, 1) + dt.timedelta(days=rng.randrange(3500)))
@@ -224,11 +251,14 @@ def test_generated_query_trees_match_whoosh(searcher, cache, docs):
 
 # -- generated search requests ---------------------------------------------------------------------------
 
+
 def random_text(rng: random.Random, docs: list[IndexDocument]) -> str:
     """Query text the way people type it: words, pasted fragments, phrases, operators, fields, wildcards."""
     doc = rng.choice(docs)
     words = doc.headline.split()
-    kind = rng.choice(["words", "words", "rare", "pasted", "phrase", "operators", "field", "wildcard", "minus", "mixed"])
+    kind = rng.choice(
+        ["words", "words", "rare", "pasted", "phrase", "operators", "field", "wildcard", "minus", "mixed"]
+    )
     if kind == "words":
         return " ".join(rng.choice(COMMON + TAIL + STOP) for _ in range(rng.randint(1, 5)))
     if kind == "rare":  # several uncommon words: few articles hold them all, so the search relaxes
@@ -237,14 +267,23 @@ def random_text(rng: random.Random, docs: list[IndexDocument]) -> str:
         return doc.headline.title() if rng.random() < 0.5 else " ".join(words[: rng.randint(3, len(words))])
     if kind == "phrase":
         start = rng.randrange(max(1, len(words) - 2))
-        return f'"{" ".join(words[start:start + 3])}" {rng.choice(TAIL)}'
+        return f'"{" ".join(words[start : start + 3])}" {rng.choice(TAIL)}'
     if kind == "operators":
         a, b, c = (rng.choice(COMMON + TAIL) for _ in range(3))
         return rng.choice([f"{a} OR {b}", f"{a} AND NOT {b}", f"({a} OR {b}) AND {c}", f"{a} NOT {b}", f"NOT {a}"])
     if kind == "field":
-        return rng.choice([f"caption:{rng.choice(TAIL)}", "credit:gurel", 'source:"associated press"',
-                           f"place:{rng.choice(PLACES).lower()}", f"headline:{rng.choice(COMMON)} {rng.choice(TAIL)}",
-                           "byline:doe", "dateline:beirut", f"year:{rng.randint(2004, 2015)}"])
+        return rng.choice(
+            [
+                f"caption:{rng.choice(TAIL)}",
+                "credit:gurel",
+                'source:"associated press"',
+                f"place:{rng.choice(PLACES).lower()}",
+                f"headline:{rng.choice(COMMON)} {rng.choice(TAIL)}",
+                "byline:doe",
+                "dateline:beirut",
+                f"year:{rng.randint(2004, 2015)}",
+            ]
+        )
     if kind == "wildcard":
         return f"{rng.choice(TAIL)[:3]}* {rng.choice(COMMON)}"
     if kind == "minus":
@@ -253,9 +292,12 @@ def random_text(rng: random.Random, docs: list[IndexDocument]) -> str:
 
 
 def random_request(rng: random.Random, docs: list[IndexDocument]) -> SearchRequest:
-    request = SearchRequest(q=random_text(rng, docs) if rng.random() < 0.9 else "",
-                            sort=rng.choice(["relevance", "relevance", "newest", "oldest"]),
-                            per_page=rng.choice([5, 10, 20, 100]), page=rng.choice([1, 1, 1, 2, 3]))
+    request = SearchRequest(
+        q=random_text(rng, docs) if rng.random() < 0.9 else "",
+        sort=rng.choice(["relevance", "relevance", "newest", "oldest"]),
+        per_page=rng.choice([5, 10, 20, 100]),
+        page=rng.choice([1, 1, 1, 2, 3]),
+    )
     if rng.random() < 0.3:
         request.filters["source"] = rng.sample(SOURCES, rng.randint(1, 2))
     if rng.random() < 0.2:
@@ -281,8 +323,11 @@ class Reference:
         self.values: dict[str, dict[str, set[int]]] = {}
         for facet in ("source", "credit", "place", "year"):
             self.values[facet] = {
-                term.decode(): {hit.docnum for hit in searcher.search(query.Term(f"{facet}_facet", term.decode()), limit=None)}
-                for term in reader.lexicon(f"{facet}_facet")}
+                term.decode(): {
+                    hit.docnum for hit in searcher.search(query.Term(f"{facet}_facet", term.decode()), limit=None)
+                }
+                for term in reader.lexicon(f"{facet}_facet")
+            }
         self.ts = reader.column_reader("published_ts")
 
     def hits(self, q: query.Query) -> dict[int, float]:
@@ -329,7 +374,11 @@ class Reference:
                 phrase = set(sorted(every, key=lambda d: (-hits[d], d))[:PHRASE_CHECK_DOCS])
                 for run in parsed.runs:
                     phrase &= set(self.hits(query.Or([query.Phrase(f, list(run)) for f in PHRASE_FIELDS])))
-            if len(words) > 1 and not url_found and len(self._filtered(self._minus(hits, parsed), request)) < request.per_page:
+            if (
+                len(words) > 1
+                and not url_found
+                and len(self._filtered(self._minus(hits, parsed), request)) < request.per_page
+            ):
                 relaxed = True
                 hits = self.hits(query.And([query.Or(words)] + required) if required else query.Or(words))
         if parsed.boolean is None:
@@ -357,7 +406,7 @@ class Reference:
             newest = request.sort != "oldest"
             order = sorted(final, key=lambda d: (self.ts[d] == MISSING_TS, -self.ts[d] if newest else self.ts[d], d))
         start = (request.page - 1) * request.per_page
-        page = [(self.searcher.stored_fields(d)["id"], final[d]) for d in order[start:start + request.per_page]]
+        page = [(self.searcher.stored_fields(d)["id"], final[d]) for d in order[start : start + request.per_page]]
         facets = {}
         for facet, values in self.values.items():
             counted = set(self._filtered(hits, request, skip=facet))
@@ -379,8 +428,11 @@ class Reference:
                 model[term] += math.exp(final[d] - top) * count / length
         reader = self.searcher.reader()
         limit = FEEDBACK_MAX_SHARE * self.searcher.doc_count()
-        chosen = [(t, v) for t, v in model.most_common(FEEDBACK_TERMS * 4)
-                  if max(reader.doc_frequency(f, t) for f in DEFAULT_FIELDS) <= limit][:FEEDBACK_TERMS]
+        chosen = [
+            (t, v)
+            for t, v in model.most_common(FEEDBACK_TERMS * 4)
+            if max(reader.doc_frequency(f, t) for f in DEFAULT_FIELDS) <= limit
+        ][:FEEDBACK_TERMS]
         typed = [w.term for w in parsed.words]
         weights: Counter = Counter({t: FEEDBACK_TYPED_WEIGHT / len(typed) for t in typed})
         mass = sum(v for _, v in chosen) or 1.0
@@ -408,8 +460,10 @@ def test_generated_requests_answer_as_plain_whoosh_does(searcher, cache, docs, i
     rng = random.Random(11)
 
     def texts(ids: list[str]) -> list[str]:  # what the read service gives for relevance feedback
-        return [f"{index_docs[i].headline}\n{index_docs[i].body}\n" + "\n".join(c.text for c in index_docs[i].captions)
-                for i in ids]
+        return [
+            f"{index_docs[i].headline}\n{index_docs[i].body}\n" + "\n".join(c.text for c in index_docs[i].captions)
+            for i in ids
+        ]
 
     ours_searcher = ArchiveSearcher(searcher, cache, "numpy", texts)
     reference = Reference(searcher, texts)
@@ -439,6 +493,7 @@ def assert_same_ranking(ours, theirs, context, by_score):
         return
     for (a_id, a_score), (b_id, b_score) in zip(ours, theirs):
         assert math.isclose(a_score, b_score, rel_tol=1e-6, abs_tol=1e-9), context
+
     # Documents whose scores differ by less than float noise may come in either order: compare the ids
     # within each group of equal scores, leaving out the last group (it may straddle the page's end).
     def groups(ranking):
@@ -450,6 +505,7 @@ def assert_same_ranking(ours, theirs, context, by_score):
             current.append(doc_id)
             last = score
         return out
+
     assert groups(ours) == groups(theirs), context
 
 
@@ -457,7 +513,9 @@ def test_a_segment_with_deleted_documents_searches_and_counts(searcher, cache):
     """Regression: a segment holding deleted documents made every search fail (the crash of issue 11)."""
     found = ArchiveSearcher(searcher, cache).search(SearchRequest(q="", facet_size=50))
     assert found.total == searcher.doc_count()
-    assert sum(f["count"] for f in found.facets["source"]) == len(searcher.search(query.Every("source_facet"), limit=None))
+    assert sum(f["count"] for f in found.facets["source"]) == len(
+        searcher.search(query.Every("source_facet"), limit=None)
+    )
 
 
 def test_and_not_is_exact(searcher, cache):
@@ -481,9 +539,17 @@ def test_not_never_counts_a_deleted_document(searcher, cache):
 def test_an_untested_whoosh_version_searches_with_plain_whoosh(searcher, index_docs, monkeypatch):
     """On a Whoosh version the fast paths were not tested with, every private read is skipped and the
     archive searches with Whoosh itself: slower, the same answers."""
-    requests = [SearchRequest(q=q, facet_size=50, per_page=50, **extra) for q, extra in (
-        ("kobani refugees", {}), ("oil", {"sort": "newest"}), ('"said oil"', {}), ("tokyo OR london", {}),
-        ("", {"filters": {"source": ["Reuters"]}}), ("crude -brent", {}))]
+    requests = [
+        SearchRequest(q=q, facet_size=50, per_page=50, **extra)
+        for q, extra in (
+            ("kobani refugees", {}),
+            ("oil", {"sort": "newest"}),
+            ('"said oil"', {}),
+            ("tokyo OR london", {}),
+            ("", {"filters": {"source": ["Reuters"]}}),
+            ("crude -brent", {}),
+        )
+    ]
     fast = [ArchiveSearcher(searcher, SegmentCache()).search(r) for r in requests]
     monkeypatch.setattr(internals, "FAST", False)
     reader = searcher.subsearchers[0][0].reader()
@@ -497,7 +563,9 @@ def test_an_untested_whoosh_version_searches_with_plain_whoosh(searcher, index_d
     for request, expected in zip(requests, fast):
         found = plain_searcher.search(request)
         assert found.total == expected.total and found.facets == expected.facets, request
-        assert_same_ranking(found.page, expected.page, str(request), by_score=bool(request.q) and request.sort == "relevance")
+        assert_same_ranking(
+            found.page, expected.page, str(request), by_score=bool(request.q) and request.sort == "relevance"
+        )
 
 
 def test_the_pinned_whoosh_is_the_tested_one():

@@ -15,8 +15,9 @@ from ingest.errors import InputError
 from ingest.pipeline import Ingester
 from ingest.readers import read_bytes
 
-FUZZ = hsettings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                          HealthCheck.too_slow])
+FUZZ = hsettings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 
 def read_or_refuse(data: bytes, name: str = "fuzz"):
@@ -40,11 +41,39 @@ def test_arbitrary_text_is_read_or_refused_with_a_reason(text):
         read_or_refuse(text.encode(encoding, "surrogatepass"))
 
 
-MARKUP = st.lists(st.sampled_from(["<p>", "</p>", "<div>", "</div>", "<figure>", "<figcaption>", "</figcaption>",
-                                   "<script>", "</script>", "<h1>", "</h1>", "<article>", "<!--", "-->", "<html>",
-                                   "<meta property='og:title' content='x'>", '<script type="application/ld+json">{',
-                                   "text ", "(AP Photo/X Y) ", "&amp;", "&#0;", "\x00", "é", "<br>", ">", "<"]),
-                  max_size=200).map("".join)
+MARKUP = st.lists(
+    st.sampled_from(
+        [
+            "<p>",
+            "</p>",
+            "<div>",
+            "</div>",
+            "<figure>",
+            "<figcaption>",
+            "</figcaption>",
+            "<script>",
+            "</script>",
+            "<h1>",
+            "</h1>",
+            "<article>",
+            "<!--",
+            "-->",
+            "<html>",
+            "<meta property='og:title' content='x'>",
+            '<script type="application/ld+json">{',
+            "text ",
+            "(AP Photo/X Y) ",
+            "&amp;",
+            "&#0;",
+            "\x00",
+            "é",
+            "<br>",
+            ">",
+            "<",
+        ]
+    ),
+    max_size=200,
+).map("".join)
 
 
 @FUZZ
@@ -58,9 +87,31 @@ JSON_VALUES = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
     max_leaves=25,
 )
-FIELDS = ["headline", "title", "body", "text", "content", "body_html", "date", "published", "versioncreated",
-          "byline", "author", "authors", "url", "source", "publisher", "captions", "images", "associations",
-          "language", "dateline", "located", "places", "articles"]
+FIELDS = [
+    "headline",
+    "title",
+    "body",
+    "text",
+    "content",
+    "body_html",
+    "date",
+    "published",
+    "versioncreated",
+    "byline",
+    "author",
+    "authors",
+    "url",
+    "source",
+    "publisher",
+    "captions",
+    "images",
+    "associations",
+    "language",
+    "dateline",
+    "located",
+    "places",
+    "articles",
+]
 ARTICLE_LIKE = st.fixed_dictionaries({}, optional={k: JSON_VALUES for k in FIELDS})
 
 
@@ -73,9 +124,17 @@ def test_arbitrary_json_is_read_or_refused_with_a_reason(value):
 
 
 @hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(st.one_of(st.binary(max_size=2000), MARKUP.map(str.encode),
-                          st.lists(ARTICLE_LIKE, max_size=3).map(lambda v: json.dumps(v).encode())),
-                min_size=1, max_size=4))
+@given(
+    st.lists(
+        st.one_of(
+            st.binary(max_size=2000),
+            MARKUP.map(str.encode),
+            st.lists(ARTICLE_LIKE, max_size=3).map(lambda v: json.dumps(v).encode()),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
 def test_a_run_over_hostile_files_always_completes_and_accounts_for_every_file(ingester, tmp_path_factory, contents):
     # Hypothesis seeds the global `random` alike for every example, and Whoosh names new segments
     # with it; reseed so this example's segment names differ from the last one's, as in real runs.
@@ -138,9 +197,11 @@ def hostile_app(migrated, tmp_path):
 
 def test_pages_escape_headlines_captions_and_queries(hostile_app):
     client = hostile_app.test_client()
-    pages = [client.get("/search?q=harbour").get_data(as_text=True),
-             client.get("/search?q=%3Cscript%3Ealert('query')%3C/script%3E").get_data(as_text=True),
-             client.get("/").get_data(as_text=True)]
+    pages = [
+        client.get("/search?q=harbour").get_data(as_text=True),
+        client.get("/search?q=%3Cscript%3Ealert('query')%3C/script%3E").get_data(as_text=True),
+        client.get("/").get_data(as_text=True),
+    ]
     article_id = client.get("/api/search?q=harbour").get_json()["hits"][0]["id"]
     pages.append(client.get(f"/articles/{article_id}").get_data(as_text=True))
     for html in pages:

@@ -58,18 +58,27 @@ def read(html: str):
 
 
 def test_json_ld_news_article_in_a_graph_with_its_article_body():
-    ld = {"@context": "https://schema.org", "@graph": [
-        {"@type": "WebSite", "name": "The Harbour Times", "url": "https://harbour.example"},
-        {"@type": "NewsArticle", "headline": "Council votes to close the old harbour bridge",
-         "datePublished": "2019-11-19T08:30:00-05:00", "author": [{"@type": "Person", "name": "Jane Roe"},
-                                                                 {"@type": "Person", "name": "John Doe"}],
-         "publisher": {"@type": "Organization", "name": "The Harbour Times"},
-         "url": "https://harbour.example/news/bridge", "articleBody": "\n\n".join(STORY)},
-    ]}
+    ld = {
+        "@context": "https://schema.org",
+        "@graph": [
+            {"@type": "WebSite", "name": "The Harbour Times", "url": "https://harbour.example"},
+            {
+                "@type": "NewsArticle",
+                "headline": "Council votes to close the old harbour bridge",
+                "datePublished": "2019-11-19T08:30:00-05:00",
+                "author": [{"@type": "Person", "name": "Jane Roe"}, {"@type": "Person", "name": "John Doe"}],
+                "publisher": {"@type": "Organization", "name": "The Harbour Times"},
+                "url": "https://harbour.example/news/bridge",
+                "articleBody": "\n\n".join(STORY),
+            },
+        ],
+    }
     head = f"<title>Bridge to close | The Harbour Times</title><script type='application/ld+json'>{json.dumps(ld)}</script>"
     # The page itself shows only a teaser (the rest is loaded by a script): the articleBody is the story.
-    body = FURNITURE + f"<article><h1>Council votes to close the old harbour bridge</h1><p>{STORY[0]}</p>" \
+    body = (
+        FURNITURE + f"<article><h1>Council votes to close the old harbour bridge</h1><p>{STORY[0]}</p>"
         "<div class='paywall-message'>Subscribe to read more.</div></article>" + SIDEBAR
+    )
     article = read(page(head, body))
     assert article.headline == "Council votes to close the old harbour bridge"
     assert article.paragraphs == STORY
@@ -81,18 +90,32 @@ def test_json_ld_news_article_in_a_graph_with_its_article_body():
 
 
 def test_json_ld_article_without_article_body_reads_the_page_and_drops_its_furniture():
-    ld = {"@context": "https://schema.org", "@type": "Article", "headline": "Council votes to close the old harbour bridge",
-          "datePublished": "2019-11-19", "author": {"@type": "Person", "name": "By Jane Roe"}}
+    ld = {
+        "@context": "https://schema.org",
+        "@type": "Article",
+        "headline": "Council votes to close the old harbour bridge",
+        "datePublished": "2019-11-19",
+        "author": {"@type": "Person", "name": "By Jane Roe"},
+    }
     head = f"<script type='application/ld+json'>{json.dumps(ld)}</script><link rel='canonical' href='https://harbour.example/b'>"
-    body = FURNITURE + "<main><article><h1>Council votes to close the old harbour bridge</h1>" \
+    body = (
+        FURNITURE + "<main><article><h1>Council votes to close the old harbour bridge</h1>"
         f"<div class='article-body'>{paragraphs_html()}</div></article></main>" + SIDEBAR
+    )
     article = read(page(head, body))
     assert article.paragraphs == STORY
     assert article.published == dt.date(2019, 11, 19)
     assert article.byline == "Jane Roe"
     assert article.url == "https://harbour.example/b"
-    for furniture in ("Share on Facebook", "Related stories", "Ferry timetable", "newsletter", "disgrace", "Copyright",
-                      "Weather"):
+    for furniture in (
+        "Share on Facebook",
+        "Related stories",
+        "Ferry timetable",
+        "newsletter",
+        "disgrace",
+        "Copyright",
+        "Weather",
+    ):
         assert furniture not in article.body
 
 
@@ -104,7 +127,11 @@ def test_opengraph_and_article_meta_tags_only():
       <meta property="og:url" content="https://harbour.example/news/bridge">
       <meta property="article:published_time" content="2019-11-19T13:30:00Z">
       <meta name="author" content="Jane Roe">"""
-    body = FURNITURE + f"<div class='story'><h1>Council votes to close the old harbour bridge</h1>{paragraphs_html()}</div>" + SIDEBAR
+    body = (
+        FURNITURE
+        + f"<div class='story'><h1>Council votes to close the old harbour bridge</h1>{paragraphs_html()}</div>"
+        + SIDEBAR
+    )
     article = read(page(head, body))
     assert article.headline == "Council votes to close the old harbour bridge"
     assert article.paragraphs == STORY
@@ -114,8 +141,10 @@ def test_opengraph_and_article_meta_tags_only():
 
 
 def test_the_date_of_a_time_element_when_no_meta_tag_gives_one():
-    body = f"<article><h1>Council votes to close the old harbour bridge</h1>" \
+    body = (
+        f"<article><h1>Council votes to close the old harbour bridge</h1>"
         f"<p class='dateline'><time datetime='2019-11-19T10:00:00+01:00'>19 November 2019</time></p>{paragraphs_html()}</article>"
+    )
     article = read(page("", body))
     assert article.published == dt.datetime(2019, 11, 19, 10, 0, tzinfo=dt.timezone(dt.timedelta(hours=1)))
     assert article.date_inferred is False
@@ -134,14 +163,29 @@ AP_FIGURE = """
 
 
 def test_figure_captions_and_credits_are_kept_apart_from_the_body():
-    body = "<article><h1>Council votes to close the old harbour bridge</h1>" + FIGURES + \
-        "".join(f"<p>{p}</p>" for p in STORY[:2]) + AP_FIGURE + "".join(f"<p>{p}</p>" for p in STORY[2:]) + "</article>"
+    body = (
+        "<article><h1>Council votes to close the old harbour bridge</h1>"
+        + FIGURES
+        + "".join(f"<p>{p}</p>" for p in STORY[:2])
+        + AP_FIGURE
+        + "".join(f"<p>{p}</p>" for p in STORY[2:])
+        + "</article>"
+    )
     article = read(page("", body))
     assert article.paragraphs == STORY
     assert [(c.text, c.credit, c.photographer, c.agency) for c in article.captions] == [
-        ("Traffic crosses the old harbour bridge on Monday, Nov. 18, 2019.", "Photo: Jane Smith/Reuters", "Jane Smith", "Reuters"),
-        ("Councillors vote on the future of the bridge in the town hall, Tuesday, Nov. 19, 2019.", "AP Photo/Evan Vucci",
-         "Evan Vucci", "AP"),
+        (
+            "Traffic crosses the old harbour bridge on Monday, Nov. 18, 2019.",
+            "Photo: Jane Smith/Reuters",
+            "Jane Smith",
+            "Reuters",
+        ),
+        (
+            "Councillors vote on the future of the bridge in the town hall, Tuesday, Nov. 19, 2019.",
+            "AP Photo/Evan Vucci",
+            "Evan Vucci",
+            "AP",
+        ),
     ]
     for caption in article.captions:
         assert caption.text not in article.body and caption.credit not in article.body
@@ -161,15 +205,26 @@ def test_a_gallery_caption_shown_twice_truncated_and_in_full_is_one_caption():
         closure of the bridge, Tuesday, Nov. 19, 2019.</div></div></div>"""
     article = read(page("", f"<article><h1>Bridge to close</h1>{gallery}{paragraphs_html()}</article>"))
     assert [(c.text, c.photographer, c.agency) for c in article.captions] == [
-        ("Shop owners gather on the east bank of the harbour to protest against the closure of the bridge, Tuesday, "
-         "Nov. 19, 2019.", "Damian Dovarganes", "AP")]
+        (
+            "Shop owners gather on the east bank of the harbour to protest against the closure of the bridge, Tuesday, "
+            "Nov. 19, 2019.",
+            "Damian Dovarganes",
+            "AP",
+        )
+    ]
     assert article.paragraphs == STORY
 
 
 def test_a_page_with_no_metadata_at_all_reads_its_text_without_the_menus():
-    body = FURNITURE + "<div id='wrapper'><div class='col-left'><h1>Council votes to close the old harbour bridge</h1>" + \
-        "".join(f"<p>{p}</p>" for p in STORY) + "</div><div class='col-right'><ul>" + \
-        "".join(f"<li><a href='/x{i}'>Most read story number {i}</a></li>" for i in range(8)) + "</ul></div></div>" + SIDEBAR
+    body = (
+        FURNITURE
+        + "<div id='wrapper'><div class='col-left'><h1>Council votes to close the old harbour bridge</h1>"
+        + "".join(f"<p>{p}</p>" for p in STORY)
+        + "</div><div class='col-right'><ul>"
+        + "".join(f"<li><a href='/x{i}'>Most read story number {i}</a></li>" for i in range(8))
+        + "</ul></div></div>"
+        + SIDEBAR
+    )
     article = read(page("<title>Council votes to close the old harbour bridge</title>", body, lang=""))
     assert article.headline == "Council votes to close the old harbour bridge"
     assert article.paragraphs == STORY
@@ -177,12 +232,30 @@ def test_a_page_with_no_metadata_at_all_reads_its_text_without_the_menus():
     assert article.language == "en"  # detected from the text
 
 
-@pytest.mark.parametrize("html, reason", [
-    (page("<title>Site map</title>", FURNITURE + "<ul>" + "".join(f"<li><a href='/s{i}'>Section {i}</a></li>" for i in range(30))
-          + "</ul>" + "<footer>Copyright 2019</footer>"), "no article text"),
-    (page("<title>Empty</title>", ""), "no article text"),
-    (page("<title>Only a title</title><meta property='og:title' content='A headline'>", "<div><img src='x.jpg'></div>"), "no article text"),
-])
+@pytest.mark.parametrize(
+    "html, reason",
+    [
+        (
+            page(
+                "<title>Site map</title>",
+                FURNITURE
+                + "<ul>"
+                + "".join(f"<li><a href='/s{i}'>Section {i}</a></li>" for i in range(30))
+                + "</ul>"
+                + "<footer>Copyright 2019</footer>",
+            ),
+            "no article text",
+        ),
+        (page("<title>Empty</title>", ""), "no article text"),
+        (
+            page(
+                "<title>Only a title</title><meta property='og:title' content='A headline'>",
+                "<div><img src='x.jpg'></div>",
+            ),
+            "no article text",
+        ),
+    ],
+)
 def test_a_page_with_no_article_says_why(html, reason):
     with pytest.raises(InputError, match=reason):
         read(html)
@@ -197,7 +270,13 @@ GERMAN = [
 
 
 def test_a_page_in_another_language_gets_the_language_it_declares():
-    article = read(page("", f"<article><h1>Stadtrat sperrt die alte Hafenbrücke</h1>{paragraphs_html(GERMAN)}</article>", lang="de-DE"))
+    article = read(
+        page(
+            "",
+            f"<article><h1>Stadtrat sperrt die alte Hafenbrücke</h1>{paragraphs_html(GERMAN)}</article>",
+            lang="de-DE",
+        )
+    )
     assert article.language == "de"
     assert article.paragraphs == GERMAN
 
@@ -208,15 +287,24 @@ def test_a_page_in_another_language_without_a_declaration_gets_the_detected_one(
         "Selon les ingénieurs, le pont construit en 1931 ne peut plus supporter une circulation lourde en toute sécurité.",
         "Les commerçants des deux rives craignent de perdre des clients, tandis que les cyclistes ont salué la décision.",
     ]
-    article = read(page("", f"<article><h1>Le vieux pont du port fermé aux voitures</h1>{paragraphs_html(french)}</article>", lang=""))
+    article = read(
+        page(
+            "",
+            f"<article><h1>Le vieux pont du port fermé aux voitures</h1>{paragraphs_html(french)}</article>",
+            lang="",
+        )
+    )
     assert article.language == "fr"
     assert article.paragraphs == french
 
 
 def test_a_page_in_a_legacy_encoding_and_with_scripts_reads_clean():
-    html = page("<meta charset='windows-1252'><script>var x = '<p>not text</p>';</script>",
-                "<article><h1>Caf\u00e9 owners welcome the bridge decision</h1>" + paragraphs_html(
-                    [s.replace("Shop owners", "Caf\u00e9 owners") for s in STORY]) + "<script>document.write('ad')</script></article>")
+    html = page(
+        "<meta charset='windows-1252'><script>var x = '<p>not text</p>';</script>",
+        "<article><h1>Caf\u00e9 owners welcome the bridge decision</h1>"
+        + paragraphs_html([s.replace("Shop owners", "Caf\u00e9 owners") for s in STORY])
+        + "<script>document.write('ad')</script></article>",
+    )
     [article] = read_bytes(html.encode("windows-1252"), "page.html")
     assert article.headline == "Caf\u00e9 owners welcome the bridge decision"
     assert "Caf\u00e9 owners on both banks said they feared" in article.body
@@ -226,7 +314,9 @@ def test_a_page_in_a_legacy_encoding_and_with_scripts_reads_clean():
 def test_hostile_pages_end_in_an_input_error_or_an_article_never_a_crash():
     deep = "<html><body>" + "<div>" * 100_000 + paragraphs_html() + "</div>" * 100_000 + "</body></html>"
     huge = page("", "<article><h1>Long</h1>" + paragraphs_html() * 3000 + "</article>")
-    broken = "<html><body><p>Unclosed <b><i>tags <table><tr><td>" + STORY[0] + "<p>" + STORY[1] + "</sc" + "ript>\ufffd\x1b"
+    broken = (
+        "<html><body><p>Unclosed <b><i>tags <table><tr><td>" + STORY[0] + "<p>" + STORY[1] + "</sc" + "ript>\ufffd\x1b"
+    )
     for html in (deep, huge, broken, "<html>" + "<" * 10000, "<p>" * 50000):
         try:
             article = read(html)
@@ -248,7 +338,13 @@ def test_credits_distributed_by_an_agency_name_the_agency():
 def test_an_ingested_page_is_found_by_its_caption_and_credit(migrated, tmp_path):
     folder = tmp_path / "pages"
     folder.mkdir()
-    body = "<article><h1>Council votes to close the old harbour bridge</h1>" + FIGURES + paragraphs_html() + AP_FIGURE + "</article>"
+    body = (
+        "<article><h1>Council votes to close the old harbour bridge</h1>"
+        + FIGURES
+        + paragraphs_html()
+        + AP_FIGURE
+        + "</article>"
+    )
     (folder / "bridge.html").write_text(page("<meta property='og:site_name' content='The Harbour Times'>", body))
     with Ingester(migrated, workers=1) as ingester:
         summary = ingester.run([folder])
@@ -268,17 +364,32 @@ def test_an_ingested_page_is_found_by_its_caption_and_credit(migrated, tmp_path)
 
 def test_a_site_template_language_gives_way_to_the_text_plainly_in_another():
     german = GERMAN * 3  # enough text for the detection to be sure
-    article = read(page("", f"<article><h1>Stadtrat sperrt die alte Hafenbrücke</h1>{paragraphs_html(german)}</article>", lang="en-US"))
+    article = read(
+        page(
+            "",
+            f"<article><h1>Stadtrat sperrt die alte Hafenbrücke</h1>{paragraphs_html(german)}</article>",
+            lang="en-US",
+        )
+    )
     assert article.language == "de"
 
 
 def test_the_site_name_around_a_page_title_is_not_part_of_the_headline():
-    head = "<title>Council votes to close the old harbour bridge | The Harbour Times</title>" \
+    head = (
+        "<title>Council votes to close the old harbour bridge | The Harbour Times</title>"
         "<meta property='og:site_name' content='The Harbour Times'>"
+    )
     article = read(page(head, f"<div class='logo'><h1>The Harbour Times</h1></div>{paragraphs_html()}"))
     assert article.headline == "Council votes to close the old harbour bridge"
-    assert read(page("<title>Opinion | Bridge to close &#8211; at last</title>",
-                     f"<h1>Bridge to close – at last</h1>{paragraphs_html()}")).headline == "Bridge to close – at last"
+    assert (
+        read(
+            page(
+                "<title>Opinion | Bridge to close &#8211; at last</title>",
+                f"<h1>Bridge to close – at last</h1>{paragraphs_html()}",
+            )
+        ).headline
+        == "Bridge to close – at last"
+    )
 
 
 def test_a_page_without_a_stated_date_gets_the_one_its_url_carries():
@@ -290,9 +401,14 @@ def test_a_page_without_a_stated_date_gets_the_one_its_url_carries():
 def test_a_body_split_into_blocks_around_ads_is_read_whole_but_the_next_story_is_not():
     more = [p.replace("council", "committee") for p in STORY]
     ad = "<div class='ad-slot'><p>Advertisement</p></div>"
-    chunks = "".join(f"<div class='article__body'>{paragraphs_html(part)}</div>{ad}" for part in (STORY[:2], STORY[2:], more))
-    next_story = "<article><h1>Ferry timetable changes again</h1><div class='article__body'>" + paragraphs_html(
-        [p.replace("bridge", "ferry") for p in STORY]) + "</div></article>"
+    chunks = "".join(
+        f"<div class='article__body'>{paragraphs_html(part)}</div>{ad}" for part in (STORY[:2], STORY[2:], more)
+    )
+    next_story = (
+        "<article><h1>Ferry timetable changes again</h1><div class='article__body'>"
+        + paragraphs_html([p.replace("bridge", "ferry") for p in STORY])
+        + "</div></article>"
+    )
     body = f"<main><article><h1>Council votes to close the old harbour bridge</h1>{chunks}</article>{next_story}</main>"
     article = read(page("", body))
     assert article.paragraphs == STORY + more

@@ -14,7 +14,9 @@ from store.models import Article, IngestFile
 
 from .conftest import SEED_FILE
 
-GOOD = "Harbour reopens after storm\n\nThe harbour reopened on Monday after a week of repairs.\n\nShips queued outside.\n"
+GOOD = (
+    "Harbour reopens after storm\n\nThe harbour reopened on Monday after a week of repairs.\n\nShips queued outside.\n"
+)
 
 
 def count(sessions, model, *where):
@@ -35,7 +37,11 @@ def test_an_inbox_file_is_stored_indexed_and_moved_to_archive(ingester, inbox, s
         assert article.indexed is True
         row = s.scalars(select(IngestFile)).one()
         assert (row.status, row.path, row.stored_path, row.articles_ingested) == (
-            "ingested", str(inbox / "story.txt"), str(archived), 1)
+            "ingested",
+            str(inbox / "story.txt"),
+            str(archived),
+            1,
+        )
     assert ingester.index.doc_count() == 1
 
 
@@ -52,9 +58,14 @@ def test_the_same_bytes_twice_are_a_duplicate_and_still_archived(ingester, inbox
 
 
 def test_json_lines_keep_good_lines_and_report_bad_ones(ingester, inbox, sessions):
-    lines = [json.dumps({"title": "One", "body": "First story body."}), "{not json",
-             json.dumps({"title": "Two", "body": "Second story body."}), json.dumps([1, 2]),
-             json.dumps({"title": "Headline only"}), json.dumps({"title": "One", "body": "First story body."})]
+    lines = [
+        json.dumps({"title": "One", "body": "First story body."}),
+        "{not json",
+        json.dumps({"title": "Two", "body": "Second story body."}),
+        json.dumps([1, 2]),
+        json.dumps({"title": "Headline only"}),
+        json.dumps({"title": "One", "body": "First story body."}),
+    ]
     (inbox / "feed.jsonl").write_text("\n".join(lines) + "\n")
     summary = ingester.run()
     assert (summary.ingested, summary.duplicates, summary.failed) == (2, 1, 3)
@@ -94,11 +105,21 @@ def junk_files(inbox: Path) -> dict[str, str]:
     (inbox / "truncated.json").write_text('{"headline": "Cut off", "body": "The story was cut o')
     with open(inbox / "huge.txt", "wb") as f:
         f.truncate(60_000_000)
-    (inbox / "nested.html").write_text("<html><body>" + "<div>" * 200_000 + "deep" + "</div>" * 200_000 + "</body></html>")
+    (inbox / "nested.html").write_text(
+        "<html><body>" + "<div>" * 200_000 + "deep" + "</div>" * 200_000 + "</body></html>"
+    )
     (inbox / "passwd.txt").symlink_to("/etc/passwd")
     os.mkfifo(inbox / "pipe.txt")
-    return {"empty.txt": "empty", "random.bin": "binary", "nul.txt": "NUL", "truncated.json": "invalid JSON",
-            "huge.txt": "max_file_bytes", "nested.html": "", "passwd.txt": "symbolic link", "pipe.txt": "not a regular file"}
+    return {
+        "empty.txt": "empty",
+        "random.bin": "binary",
+        "nul.txt": "NUL",
+        "truncated.json": "invalid JSON",
+        "huge.txt": "max_file_bytes",
+        "nested.html": "",
+        "passwd.txt": "symbolic link",
+        "pipe.txt": "not a regular file",
+    }
 
 
 def test_junk_is_quarantined_with_reasons_and_good_files_beside_it_are_ingested(ingester, inbox, sessions):

@@ -9,23 +9,35 @@ from search.index import ArchiveIndex
 from search.internals import ArchiveCodec, GroupingSegmentWriter, open_writer
 from search.schema import CaptionFields, IndexDocument, build_schema
 
-WORDS = ("kobani syria turkey refugee refugees camp border fighters airstrike coalition islamic state town "
-         "market shares bank rates oil prices 2015 35,000 suruç müller u.s. reuters photo gurel").split()
+WORDS = (
+    "kobani syria turkey refugee refugees camp border fighters airstrike coalition islamic state town "
+    "market shares bank rates oil prices 2015 35,000 suruç müller u.s. reuters photo gurel"
+).split()
 
 
 def make_docs(count: int, seed: int = 7) -> list[dict]:
     rng = random.Random(seed)
     docs = []
     for n in range(1, count + 1):
+
         def words(k):
             return " ".join(rng.choice(WORDS) for _ in range(k))
+
         captions = (CaptionFields(words(12), "AP Photo/Emrah Gurel", "Emrah Gurel", "AP"),) if n % 3 == 0 else ()
         places = tuple(rng.sample(["Kobani", "Syria", "Turkey", "Iraq"], k=n % 4))
-        docs.append(IndexDocument(
-            id=n, headline=words(8), body="\n\n".join(words(40) for _ in range(3)),
-            byline="By Jane Doe" if n % 2 else None, dateline="BEIRUT" if n % 5 == 0 else None,
-            source="Reuters" if n % 2 else "The Associated Press", captions=captions, places=places,
-            url=f"https://example.com/story/{n}").fields())
+        docs.append(
+            IndexDocument(
+                id=n,
+                headline=words(8),
+                body="\n\n".join(words(40) for _ in range(3)),
+                byline="By Jane Doe" if n % 2 else None,
+                dateline="BEIRUT" if n % 5 == 0 else None,
+                source="Reuters" if n % 2 else "The Associated Press",
+                captions=captions,
+                places=places,
+                url=f"https://example.com/story/{n}",
+            ).fields()
+        )
     return docs
 
 
@@ -70,8 +82,9 @@ def test_spilled_runs_give_the_same_index(tmp_path):
     write(tmp_path / "whoosh", docs, whoosh_writer())
     path = tmp_path / "spilled"
     path.mkdir()
-    writer = GroupingSegmentWriter(whoosh.index.create_in(str(path), build_schema()), compound=False,
-                                   codec=ArchiveCodec())
+    writer = GroupingSegmentWriter(
+        whoosh.index.create_in(str(path), build_schema()), compound=False, codec=ArchiveCodec()
+    )
     writer.pool.limit = 64 * 1024  # bytes: far less than these documents need
     for doc in docs:
         writer.add_document(**doc)
@@ -108,5 +121,6 @@ def test_the_archive_writer_with_two_processes(tmp_path):
     ours, theirs = postings_by_id(index.current_path()), postings_by_id(tmp_path / "whoosh")
     # Spelling words are postings of document 0 of each segment: compare them as a vocabulary.
     assert {p[:2] for p in ours if p[0].startswith("spell_")} == {p[:2] for p in theirs if p[0].startswith("spell_")}
-    assert sorted(p for p in ours if not p[0].startswith("spell_")) == \
-        sorted(p for p in theirs if not p[0].startswith("spell_"))
+    assert sorted(p for p in ours if not p[0].startswith("spell_")) == sorted(
+        p for p in theirs if not p[0].startswith("spell_")
+    )

@@ -19,39 +19,86 @@ from .conftest import SEED_FILE, make_settings
 
 SEED = "Islamic State fighters admit they lost Syrian town of Kobani, blame US-led airstrike campaign"
 STORIES = [
-    {"headline": "Bank of England raises interest rates to 5%", "date": "2007-07-05", "source": "Reuters",
-     "url": "https://www.example-news.com/business/2007/bank-of-england-raises-rates/",
-     "body": "LONDON (Reuters) - The Bank of England raised interest rates by a quarter point to 5 percent on Thursday, "
-             "its rate-setting committee said, pointing to inflation that has stayed above its target all year.\n\n"
-             "Economists had expected the move after strong figures for consumer spending and house prices."},
-    {"headline": "Oil and gas output in the North Sea falls again", "date": "2007-03-02", "source": "Reuters",
-     "body": "ABERDEEN (Reuters) - Production of oil and gas from the British North Sea fell for a sixth year as "
-             "older fields ran dry, the industry body said on Friday."},
-    {"headline": "M&S profits rise 5% as shoppers return", "date": "2006-11-07", "source": "BBC News",
-     "body": "Marks & Spencer said half-year profits rose 5%, helped by food and clothing sales, as its chief "
-             "executive promised more stores."},
-    {"headline": 'Blair: "We will not leave Iraq before the job is done"', "date": "2005-04-12", "source": "BBC News",
-     "body": "The prime minister told troops in Basra that British forces would stay until Iraqi security forces "
-             "could keep order themselves."},
-    {"headline": "Britain's biggest bank cuts 1,000 jobs", "date": "2008-05-20", "source": "BBC News",
-     "body": "The lender said the cuts would fall mostly on back-office staff in call centres across the country."},
-    {"headline": "MINISTERS NOT READY FOR ELECTION OR REFERENDUM", "date": "2004-09-01", "source": "Kyodo",
-     "body": "Senior ministers said the party would need another year to prepare for a national vote."},
-    {"headline": "Kennedy administration presses Diem to end crackdown on Buddhists", "date": "1963-08-27",
-     "source": "The Associated Press",
-     "body": "WASHINGTON (AP) - The Kennedy administration increased pressure on South Vietnamese President Ngo Dinh "
-             "Diem on Tuesday to stop the suppression of Buddhist protests, officials said, after troops raided "
-             "pagodas across the country."},
-    {"headline": "Bank holiday traffic jams across England", "date": "2006-08-28", "source": "BBC News",
-     "body": "Drivers faced long queues on the motorways as families headed for the coast in the sunshine."},
-    {"headline": "Interest in allotments grows as food prices rise", "date": "2008-06-01", "source": "BBC News",
-     "body": "Waiting lists for council allotments have doubled as families try to grow their own vegetables."},
-    {"headline": "England beat Wales in the Six Nations", "date": "2007-02-10", "source": "BBC News",
-     "body": "England won by twenty points at Twickenham, with two tries in the second half."},
-    {"headline": "Gas prices in the US hit a record", "date": "2008-06-09", "source": "The Associated Press",
-     "body": "Petrol, which Americans call gas, cost more than four dollars a gallon for the first time."},
-    {"headline": "Oil prices fall on supply worries", "date": "2008-10-10", "source": "Reuters",
-     "body": "Brent crude slipped 2 percent in London trading as traders worried about rising supply."},
+    {
+        "headline": "Bank of England raises interest rates to 5%",
+        "date": "2007-07-05",
+        "source": "Reuters",
+        "url": "https://www.example-news.com/business/2007/bank-of-england-raises-rates/",
+        "body": "LONDON (Reuters) - The Bank of England raised interest rates by a quarter point to 5 percent on Thursday, "
+        "its rate-setting committee said, pointing to inflation that has stayed above its target all year.\n\n"
+        "Economists had expected the move after strong figures for consumer spending and house prices.",
+    },
+    {
+        "headline": "Oil and gas output in the North Sea falls again",
+        "date": "2007-03-02",
+        "source": "Reuters",
+        "body": "ABERDEEN (Reuters) - Production of oil and gas from the British North Sea fell for a sixth year as "
+        "older fields ran dry, the industry body said on Friday.",
+    },
+    {
+        "headline": "M&S profits rise 5% as shoppers return",
+        "date": "2006-11-07",
+        "source": "BBC News",
+        "body": "Marks & Spencer said half-year profits rose 5%, helped by food and clothing sales, as its chief "
+        "executive promised more stores.",
+    },
+    {
+        "headline": 'Blair: "We will not leave Iraq before the job is done"',
+        "date": "2005-04-12",
+        "source": "BBC News",
+        "body": "The prime minister told troops in Basra that British forces would stay until Iraqi security forces "
+        "could keep order themselves.",
+    },
+    {
+        "headline": "Britain's biggest bank cuts 1,000 jobs",
+        "date": "2008-05-20",
+        "source": "BBC News",
+        "body": "The lender said the cuts would fall mostly on back-office staff in call centres across the country.",
+    },
+    {
+        "headline": "MINISTERS NOT READY FOR ELECTION OR REFERENDUM",
+        "date": "2004-09-01",
+        "source": "Kyodo",
+        "body": "Senior ministers said the party would need another year to prepare for a national vote.",
+    },
+    {
+        "headline": "Kennedy administration presses Diem to end crackdown on Buddhists",
+        "date": "1963-08-27",
+        "source": "The Associated Press",
+        "body": "WASHINGTON (AP) - The Kennedy administration increased pressure on South Vietnamese President Ngo Dinh "
+        "Diem on Tuesday to stop the suppression of Buddhist protests, officials said, after troops raided "
+        "pagodas across the country.",
+    },
+    {
+        "headline": "Bank holiday traffic jams across England",
+        "date": "2006-08-28",
+        "source": "BBC News",
+        "body": "Drivers faced long queues on the motorways as families headed for the coast in the sunshine.",
+    },
+    {
+        "headline": "Interest in allotments grows as food prices rise",
+        "date": "2008-06-01",
+        "source": "BBC News",
+        "body": "Waiting lists for council allotments have doubled as families try to grow their own vegetables.",
+    },
+    {
+        "headline": "England beat Wales in the Six Nations",
+        "date": "2007-02-10",
+        "source": "BBC News",
+        "body": "England won by twenty points at Twickenham, with two tries in the second half.",
+    },
+    {
+        "headline": "Gas prices in the US hit a record",
+        "date": "2008-06-09",
+        "source": "The Associated Press",
+        "body": "Petrol, which Americans call gas, cost more than four dollars a gallon for the first time.",
+    },
+    {
+        "headline": "Oil prices fall on supply worries",
+        "date": "2008-10-10",
+        "source": "Reuters",
+        "body": "Brent crude slipped 2 percent in London trading as traders worried about rising supply.",
+    },
 ]
 
 
@@ -92,11 +139,14 @@ def test_stop_words_are_never_required(client, q):
     assert headlines(search(client, q))[0] == SEED
 
 
-@pytest.mark.parametrize("q, first", [
-    ("bank of england", "Bank of England raises interest rates to 5%"),
-    ("oil and gas", "Oil and gas output in the North Sea falls again"),
-    ('"bank of england"', "Bank of England raises interest rates to 5%"),
-])
+@pytest.mark.parametrize(
+    "q, first",
+    [
+        ("bank of england", "Bank of England raises interest rates to 5%"),
+        ("oil and gas", "Oil and gas output in the North Sea falls again"),
+        ('"bank of england"', "Bank of England raises interest rates to 5%"),
+    ],
+)
 def test_common_phrases_find_their_articles_with_no_suggestion(client, q, first):
     answer = search(client, q)
     assert headlines(answer)[0] == first
@@ -130,7 +180,10 @@ def test_all_words_first_then_most_words(client):
     ranked = headlines(both)
     # On an archive this small every multi-word query relaxes; the articles with both words come first.
     assert both["match"] == "most"
-    assert set(ranked[:2]) == {"Bank of England raises interest rates to 5%", "Bank holiday traffic jams across England"}
+    assert set(ranked[:2]) == {
+        "Bank of England raises interest rates to 5%",
+        "Bank holiday traffic jams across England",
+    }
     assert "England beat Wales in the Six Nations" in ranked[2:]
     big = search(client, "england bank", per_page=1)  # two articles hold both words: a page of one is filled
     assert big["match"] == "all" and big["total"] == 2
@@ -141,20 +194,35 @@ def test_a_query_of_stop_words_only_says_so(client):
     assert answer["total"] == 0 and any("too common" in n for n in answer["notices"])
 
 
-@pytest.mark.parametrize("q, expected", [
-    ("oil OR gas", {"Oil and gas output in the North Sea falls again", "Gas prices in the US hit a record",
-                    "Oil prices fall on supply worries"}),
-    ("oil AND NOT gas", {"Oil prices fall on supply worries"}),
-    ("oil NOT gas", {"Oil prices fall on supply worries"}),
-    ("oil -gas", {"Oil prices fall on supply worries"}),
-    ("(oil OR gas) AND prices", {"Gas prices in the US hit a record", "Oil prices fall on supply worries"}),
-    ('"interest rates" bank', {"Bank of England raises interest rates to 5%"}),
-    ("headline:bank", {"Bank of England raises interest rates to 5%", "Britain's biggest bank cuts 1,000 jobs",
-                       "Bank holiday traffic jams across England"}),
-    ("+allotments prices", {"Interest in allotments grows as food prices rise"}),
-    ("allot*", {"Interest in allotments grows as food prices rise"}),
-    ("source:kyodo", {"MINISTERS NOT READY FOR ELECTION OR REFERENDUM"}),
-])
+@pytest.mark.parametrize(
+    "q, expected",
+    [
+        (
+            "oil OR gas",
+            {
+                "Oil and gas output in the North Sea falls again",
+                "Gas prices in the US hit a record",
+                "Oil prices fall on supply worries",
+            },
+        ),
+        ("oil AND NOT gas", {"Oil prices fall on supply worries"}),
+        ("oil NOT gas", {"Oil prices fall on supply worries"}),
+        ("oil -gas", {"Oil prices fall on supply worries"}),
+        ("(oil OR gas) AND prices", {"Gas prices in the US hit a record", "Oil prices fall on supply worries"}),
+        ('"interest rates" bank', {"Bank of England raises interest rates to 5%"}),
+        (
+            "headline:bank",
+            {
+                "Bank of England raises interest rates to 5%",
+                "Britain's biggest bank cuts 1,000 jobs",
+                "Bank holiday traffic jams across England",
+            },
+        ),
+        ("+allotments prices", {"Interest in allotments grows as food prices rise"}),
+        ("allot*", {"Interest in allotments grows as food prices rise"}),
+        ("source:kyodo", {"MINISTERS NOT READY FOR ELECTION OR REFERENDUM"}),
+    ],
+)
 def test_explicit_syntax_keeps_its_meaning_and_is_never_relaxed(client, q, expected):
     answer = search(client, q)
     assert set(headlines(answer)) == expected
@@ -169,13 +237,16 @@ def test_an_all_caps_query_reads_or_and_not_as_words(client):
     assert "MINISTERS NOT READY FOR ELECTION OR REFERENDUM" not in headlines(search(client, "ministers NOT ready"))
 
 
-@pytest.mark.parametrize("q, first", [
-    ("M&S profits rise 5%", "M&S profits rise 5% as shoppers return"),
-    ("Britain's biggest bank", "Britain's biggest bank cuts 1,000 jobs"),
-    ("US-led coalition airstrikes", SEED),
-    ("1,000 jobs", "Britain's biggest bank cuts 1,000 jobs"),
-    ('Blair: "We will not leave Iraq', 'Blair: "We will not leave Iraq before the job is done"'),
-])
+@pytest.mark.parametrize(
+    "q, first",
+    [
+        ("M&S profits rise 5%", "M&S profits rise 5% as shoppers return"),
+        ("Britain's biggest bank", "Britain's biggest bank cuts 1,000 jobs"),
+        ("US-led coalition airstrikes", SEED),
+        ("1,000 jobs", "Britain's biggest bank cuts 1,000 jobs"),
+        ('Blair: "We will not leave Iraq', 'Blair: "We will not leave Iraq before the job is done"'),
+    ],
+)
 def test_punctuation_and_symbols(client, q, first):
     assert headlines(search(client, q))[0] == first
 
@@ -203,7 +274,14 @@ def test_searches_answer_after_index_segments_hold_deleted_documents(typed_app, 
         docs = article_docs(session, [1, 2, 3])
     engine.dispose()
     ArchiveIndex(settings.index_dir).write(docs)  # update_document: the old versions become deleted documents
-    for url in ("/", "/search?q=oil", "/api/search?q=oil", "/api/search", "/healthz", "/search?q=kobani&source=Reuters"):
+    for url in (
+        "/",
+        "/search?q=oil",
+        "/api/search?q=oil",
+        "/api/search",
+        "/healthz",
+        "/search?q=kobani&source=Reuters",
+    ):
         assert client.get(url).status_code == 200, url
     assert search(client, "oil")["total"] == before
     assert search(client, "")["total"] == 1 + len(STORIES)

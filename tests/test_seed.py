@@ -36,7 +36,10 @@ def test_the_seed_comes_out_as_the_spec_says(ingester, sessions):
 
         assert len(article.paragraphs) == 12
         assert article.paragraphs[0].startswith("The Islamic State group has acknowledged")
-        assert article.paragraphs[-1] == '"The warplanes were bombarding us night and day. They bombarded everything, even motorcycles," the fighter said.'
+        assert (
+            article.paragraphs[-1]
+            == '"The warplanes were bombarding us night and day. They bombarded everything, even motorcycles," the fighter said.'
+        )
         for caption in article.captions:
             assert caption.text not in article.body
         assert "AP Photo" not in article.body and "refugee children" not in article.body

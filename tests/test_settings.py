@@ -27,13 +27,15 @@ def test_an_empty_variable_counts_as_unset(tmp_path):
 
 
 def test_explicit_paths_and_limits(tmp_path):
-    s = Settings.from_env({
-        "NEWSARCHIVE_HOME": str(tmp_path),
-        "NEWSARCHIVE_INBOX": str(tmp_path / "drop"),
-        "NEWSARCHIVE_INDEX_DIR": str(tmp_path / "ix"),
-        "NEWSARCHIVE_DATABASE_URL": "postgresql+psycopg://localhost/test",
-        "NEWSARCHIVE_MAX_FILE_BYTES": "1_000",
-    })
+    s = Settings.from_env(
+        {
+            "NEWSARCHIVE_HOME": str(tmp_path),
+            "NEWSARCHIVE_INBOX": str(tmp_path / "drop"),
+            "NEWSARCHIVE_INDEX_DIR": str(tmp_path / "ix"),
+            "NEWSARCHIVE_DATABASE_URL": "postgresql+psycopg://localhost/test",
+            "NEWSARCHIVE_MAX_FILE_BYTES": "1_000",
+        }
+    )
     assert s.inbox == tmp_path / "drop" and s.index_dir == tmp_path / "ix"
     assert s.database_url == "postgresql+psycopg://localhost/test"
     assert s.max_file_bytes == 1000

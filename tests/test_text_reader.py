@@ -28,8 +28,10 @@ def test_hard_wrapped_lines_join_into_one_paragraph():
 
 
 def test_paragraph_breaks_flattened_into_double_spaces_are_restored():
-    body = ("It began on Friday. Officials said so.  The second paragraph starts here. It goes on.  "
-            "A third one follows, the officials said.")
+    body = (
+        "It began on Friday. Officials said so.  The second paragraph starts here. It goes on.  "
+        "A third one follows, the officials said."
+    )
     assert split_paragraphs(body) == [
         "It began on Friday. Officials said so.",
         "The second paragraph starts here. It goes on.",
@@ -90,15 +92,18 @@ def test_binary_bytes_are_refused(data):
         read_bytes(data)
 
 
-@pytest.mark.parametrize("data, expected", [
-    (b'{"headline": "x"}', "json"),
-    (b'[{"headline": "x"}]', "json"),
-    (b'{"headline": "x"}\n{"headline": "y"}\n', "jsonl"),
-    (b"<!DOCTYPE html><html><body><p>x</p></body></html>", "html"),
-    (b"<p>Some fragment</p>", "html"),
-    (b"Headline\n\nBody", "text"),
-    (b"\xef\xbb\xbf  {\"title\": \"BOM first\"}", "json"),
-])
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        (b'{"headline": "x"}', "json"),
+        (b'[{"headline": "x"}]', "json"),
+        (b'{"headline": "x"}\n{"headline": "y"}\n', "jsonl"),
+        (b"<!DOCTYPE html><html><body><p>x</p></body></html>", "html"),
+        (b"<p>Some fragment</p>", "html"),
+        (b"Headline\n\nBody", "text"),
+        (b'\xef\xbb\xbf  {"title": "BOM first"}', "json"),
+    ],
+)
 def test_format_is_chosen_by_content_not_extension(data, expected):
     assert detect_format(data, "misleading.txt") == expected
 

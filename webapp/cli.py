@@ -52,8 +52,9 @@ def _upgrade(settings: Settings) -> None:
         upgrade(settings)
     except SQLAlchemyError as exc:
         reason = exc.orig if hasattr(exc, "orig") else exc
-        raise click.ClickException(f"cannot reach or migrate the database at {_safe_url(settings)}: "
-                                   f"{exc.__class__.__name__}: {reason}") from exc
+        raise click.ClickException(
+            f"cannot reach or migrate the database at {_safe_url(settings)}: {exc.__class__.__name__}: {reason}"
+        ) from exc
 
 
 def _require_current(settings: Settings) -> None:
@@ -64,8 +65,9 @@ def _require_current(settings: Settings) -> None:
         raise click.ClickException(str(exc)) from exc
     except SQLAlchemyError as exc:
         reason = exc.orig if hasattr(exc, "orig") else exc
-        raise click.ClickException(f"cannot reach the database at {_safe_url(settings)}: "
-                                   f"{exc.__class__.__name__}: {reason}") from exc
+        raise click.ClickException(
+            f"cannot reach the database at {_safe_url(settings)}: {exc.__class__.__name__}: {reason}"
+        ) from exc
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -75,6 +77,7 @@ def cli() -> None:
 
 
 # -- writing ---------------------------------------------------------------------------------------------
+
 
 @cli.group()
 def db() -> None:
@@ -120,8 +123,10 @@ def ingest(paths: tuple[Path, ...], watch: bool, as_json: bool, workers: int | N
 
 
 def _print_summary(summary: RunSummary) -> None:
-    click.echo(f"ingested {summary.ingested} article(s), {summary.duplicates} duplicate(s), "
-               f"{summary.failed} failed, from {len(summary.files)} file(s)")
+    click.echo(
+        f"ingested {summary.ingested} article(s), {summary.duplicates} duplicate(s), "
+        f"{summary.failed} failed, from {len(summary.files)} file(s)"
+    )
     for result in summary.files:
         if result.status == "failed":
             click.echo(f"  failed: {result.path}: {result.reason}")
@@ -137,8 +142,9 @@ def _print_result(result: FileResult) -> None:
     elif result.status == "duplicate" and not result.articles and not result.duplicates:
         click.echo(f"duplicate: {result.path}: {result.reason}")
     else:
-        click.echo(f"{result.status}: {result.path} ({result.articles} new article(s), "
-                   f"{result.duplicates} already stored)")
+        click.echo(
+            f"{result.status}: {result.path} ({result.articles} new article(s), {result.duplicates} already stored)"
+        )
 
 
 @cli.command()
@@ -148,14 +154,19 @@ def reindex() -> None:
     _upgrade(settings)
     engine = make_engine(settings)
     try:
-        count = rebuild_index(make_sessionmaker(engine), ArchiveIndex(settings.index_dir), procs=settings.index_procs,
-                              memory_mb=settings.index_memory_mb)
+        count = rebuild_index(
+            make_sessionmaker(engine),
+            ArchiveIndex(settings.index_dir),
+            procs=settings.index_procs,
+            memory_mb=settings.index_memory_mb,
+        )
     finally:
         engine.dispose()
     click.echo(f"reindexed {count} article(s) into {settings.index_dir}")
 
 
 # -- reading ---------------------------------------------------------------------------------------------
+
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
@@ -174,7 +185,9 @@ def stats(as_json: bool) -> None:
 @cli.command("search")
 @click.argument("query", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON API's response object.")
-@click.option("--limit", "--per-page", "per_page", type=int, default=10, show_default=True, help="Hits per page (1-100).")
+@click.option(
+    "--limit", "--per-page", "per_page", type=int, default=10, show_default=True, help="Hits per page (1-100)."
+)
 @click.option("--page", type=int, default=1, show_default=True, help="Page of hits, from 1.")
 @click.option("--sort", default="relevance", show_default=True, help="relevance, newest or oldest.")
 @click.option("--from", "date_from", default="", help="Earliest publication date, inclusive (2015-01-30 or 2015).")
@@ -187,9 +200,15 @@ def stats(as_json: bool) -> None:
 def search_command(query: tuple[str, ...], as_json: bool, **options) -> None:
     """Search the archive exactly as /api/search does (quote phrases: 'source:"associated press"')."""
     settings = _settings()
-    params = {"q": " ".join(query).strip(), "per_page": str(options["per_page"]), "page": str(options["page"]),
-              "sort": options["sort"], "from": options["date_from"], "to": options["date_to"],
-              "correct": "false" if options["no_correct"] else "true"}
+    params = {
+        "q": " ".join(query).strip(),
+        "per_page": str(options["per_page"]),
+        "page": str(options["page"]),
+        "sort": options["sort"],
+        "from": options["date_from"],
+        "to": options["date_to"],
+        "correct": "false" if options["no_correct"] else "true",
+    }
     filters = {facet: list(options[facet]) for facet in FACETS}
     try:
         request = parse_request(params.get, lambda name: filters.get(name, []))
@@ -217,7 +236,9 @@ def search_command(query: tuple[str, ...], as_json: bool, **options) -> None:
             click.echo(f"did you mean: {answer['suggestion']}")
     for hit in answer["hits"]:
         snippet = unescape(re.sub(r"</?mark>", "", hit["snippet"]))
-        click.echo(f"\n[{hit['id']}] {hit['headline']}\n    {hit['source'] or ''} {hit['published'] or ''}\n    {snippet}")
+        click.echo(
+            f"\n[{hit['id']}] {hit['headline']}\n    {hit['source'] or ''} {hit['published'] or ''}\n    {snippet}"
+        )
 
 
 @cli.command()
@@ -235,7 +256,9 @@ def serve(host: str, port: int, threads: int, watch: bool) -> None:
     app = create_app(settings)
     click.echo(f"serving http://{host}:{port}/ (Ctrl-C to stop)", err=True)
     try:
-        waitress.serve(app, host=host, port=port, threads=threads, ident="newsarchive", clear_untrusted_proxy_headers=True)
+        waitress.serve(
+            app, host=host, port=port, threads=threads, ident="newsarchive", clear_untrusted_proxy_headers=True
+        )
     finally:
         if watcher is not None:
             watcher.send_signal(signal.SIGINT)

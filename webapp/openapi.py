@@ -14,38 +14,86 @@ def openapi_document() -> dict:
     error = {"$ref": "#/components/schemas/Error"}
     return {
         "openapi": "3.0.3",
-        "info": {"title": "newsarchive", "version": "1.0.0",
-                 "description": "Search a news archive: full text with facets, and article records."},
+        "info": {
+            "title": "newsarchive",
+            "version": "1.0.0",
+            "description": "Search a news archive: full text with facets, and article records.",
+        },
         "paths": {
             "/api/search": {
                 "get": {
                     "summary": "Search the archive",
                     "parameters": [
-                        _param("q", 'Query text, read as people type it: bare words (stop words are never required; '
-                                    "every word is required first, and when that finds fewer than a page the search "
-                                    'relaxes to "most words", see `match`), "phrases", AND/OR/NOT in capitals with '
-                                    "brackets, -word to exclude, +word to require, field:term for headline, body, caption, "
-                                    "credit, source, place, byline, dateline, year, url; wildcards like kob*; a pasted URL. "
-                                    "Nothing typed is an error: what was read differently is listed in `notices`. "
-                                    "Empty lists the archive, newest first.", {"type": "string", "maxLength": 1000}),
-                        *[_param(f, f"Only articles with this {f} (repeatable; values of one facet are OR'ed)",
-                                 {"type": "array", "items": {"type": "string"}}, style="form", explode=True)
-                          for f in FACETS],
-                        _param("from", "Earliest publication date, inclusive (YYYY-MM-DD)", {"type": "string", "format": "date"}),
-                        _param("to", "Latest publication date, inclusive (YYYY-MM-DD)", {"type": "string", "format": "date"}),
+                        _param(
+                            "q",
+                            "Query text, read as people type it: bare words (stop words are never required; "
+                            "every word is required first, and when that finds fewer than a page the search "
+                            'relaxes to "most words", see `match`), "phrases", AND/OR/NOT in capitals with '
+                            "brackets, -word to exclude, +word to require, field:term for headline, body, caption, "
+                            "credit, source, place, byline, dateline, year, url; wildcards like kob*; a pasted URL. "
+                            "Nothing typed is an error: what was read differently is listed in `notices`. "
+                            "Empty lists the archive, newest first.",
+                            {"type": "string", "maxLength": 1000},
+                        ),
+                        *[
+                            _param(
+                                f,
+                                f"Only articles with this {f} (repeatable; values of one facet are OR'ed)",
+                                {"type": "array", "items": {"type": "string"}},
+                                style="form",
+                                explode=True,
+                            )
+                            for f in FACETS
+                        ],
+                        _param(
+                            "from",
+                            "Earliest publication date, inclusive (YYYY-MM-DD)",
+                            {"type": "string", "format": "date"},
+                        ),
+                        _param(
+                            "to",
+                            "Latest publication date, inclusive (YYYY-MM-DD)",
+                            {"type": "string", "format": "date"},
+                        ),
                         _param("sort", "Result order", {"type": "string", "enum": list(SORTS), "default": "relevance"}),
-                        _param("page", "Page number, from 1", {"type": "integer", "minimum": 1, "maximum": 10000, "default": 1}),
-                        _param("per_page", "Hits per page", {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE, "default": 20}),
-                        _param("facet_size", "Values listed per facet", {"type": "integer", "minimum": 0, "maximum": MAX_FACET_SIZE, "default": 20}),
-                        _param("correct", "When the query finds nothing and a correction from the archive's own words "
-                                          "finds something, answer the corrected query (`corrected` true). false: "
-                                          "answer the query as typed (the correction is still offered as `suggestion`)",
-                               {"type": "boolean", "default": True}),
+                        _param(
+                            "page",
+                            "Page number, from 1",
+                            {"type": "integer", "minimum": 1, "maximum": 10000, "default": 1},
+                        ),
+                        _param(
+                            "per_page",
+                            "Hits per page",
+                            {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE, "default": 20},
+                        ),
+                        _param(
+                            "facet_size",
+                            "Values listed per facet",
+                            {"type": "integer", "minimum": 0, "maximum": MAX_FACET_SIZE, "default": 20},
+                        ),
+                        _param(
+                            "correct",
+                            "When the query finds nothing and a correction from the archive's own words "
+                            "finds something, answer the corrected query (`corrected` true). false: "
+                            "answer the query as typed (the correction is still offered as `suggestion`)",
+                            {"type": "boolean", "default": True},
+                        ),
                     ],
                     "responses": {
-                        "200": {"description": "Results", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SearchResponse"}}}},
-                        "400": {"description": "A parameter or the query needs fixing", "content": {"application/json": {"schema": error}}},
-                        "503": {"description": "The search index is unavailable", "content": {"application/json": {"schema": error}}},
+                        "200": {
+                            "description": "Results",
+                            "content": {
+                                "application/json": {"schema": {"$ref": "#/components/schemas/SearchResponse"}}
+                            },
+                        },
+                        "400": {
+                            "description": "A parameter or the query needs fixing",
+                            "content": {"application/json": {"schema": error}},
+                        },
+                        "503": {
+                            "description": "The search index is unavailable",
+                            "content": {"application/json": {"schema": error}},
+                        },
                     },
                 }
             },
@@ -54,66 +102,134 @@ def openapi_document() -> dict:
                     "summary": "One article",
                     "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}],
                     "responses": {
-                        "200": {"description": "The article", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Article"}}}},
+                        "200": {
+                            "description": "The article",
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Article"}}},
+                        },
                         "404": {"description": "No such article", "content": {"application/json": {"schema": error}}},
                     },
                 }
             },
-            "/api/openapi.json": {"get": {"summary": "This description", "responses": {"200": {"description": "OpenAPI 3 document"}}}},
+            "/api/openapi.json": {
+                "get": {"summary": "This description", "responses": {"200": {"description": "OpenAPI 3 document"}}}
+            },
             "/healthz": {
                 "get": {
                     "summary": "Health: the database and the index are reachable",
-                    "responses": {"200": {"description": "Healthy, with counts"}, "503": {"description": "Unhealthy, with the reason"}},
+                    "responses": {
+                        "200": {"description": "Healthy, with counts"},
+                        "503": {"description": "Unhealthy, with the reason"},
+                    },
                 }
             },
         },
         "components": {
             "schemas": {
-                "Error": {"type": "object", "required": ["error"], "properties": {"error": {
-                    "type": "object", "required": ["code", "message"],
-                    "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}}},
-                "FacetValue": {"type": "object", "properties": {"value": {"type": "string"}, "count": {"type": "integer"}}},
-                "Hit": {"type": "object", "properties": {
-                    "id": {"type": "integer"}, "headline": {"type": "string"},
-                    "published": {"type": "string", "nullable": True}, "source": {"type": "string", "nullable": True},
-                    "snippet": {"type": "string", "description": "HTML-escaped text with matches in <mark>"},
-                    "url": {"type": "string", "nullable": True}, "score": {"type": "number"}}},
-                "SearchResponse": {"type": "object", "properties": {
-                    "query": {"type": "string"}, "total": {"type": "integer"}, "page": {"type": "integer"},
-                    "per_page": {"type": "integer"}, "took_ms": {"type": "number"},
-                    "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}},
-                    "facets": {"type": "object", "properties": {
-                        f: {"type": "array", "items": {"$ref": "#/components/schemas/FacetValue"}} for f in FACETS}},
-                    "suggestion": {"type": "string", "nullable": True,
-                                   "description": "A corrected query that finds clearly more, from the archive's own words"},
-                    "corrected": {"type": "boolean",
-                                  "description": "True when the hits answer `suggestion` because `query` found nothing"},
-                    "match": {"type": "string", "enum": ["all", "most", "url", "list"], "description":
-                              "all: every word and required part matched (also any query with AND/OR/NOT); most: "
-                              "fewer than a page held every word, so articles holding any of the words are ranked, "
-                              "those holding the typed words as a run first, then by BM25F with relevance feedback; "
-                              "url: the article stored with the URL in the query; list: no words to look for, the "
-                              "archive (filtered) newest first"},
-                    "notices": {"type": "array", "items": {"type": "string"},
-                                "description": "How parts of the query were read differently from how they were typed"},
-                    "sort": {"type": "string", "enum": list(SORTS)},
-                    "filters": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
-                    "from": {"type": "string", "format": "date", "nullable": True},
-                    "to": {"type": "string", "format": "date", "nullable": True}}},
-                "Caption": {"type": "object", "properties": {
-                    "text": {"type": "string"}, "credit": {"type": "string", "nullable": True},
-                    "photographer": {"type": "string", "nullable": True}, "agency": {"type": "string", "nullable": True}}},
-                "Article": {"type": "object", "properties": {
-                    "id": {"type": "integer"}, "headline": {"type": "string"},
-                    "published": {"type": "string", "nullable": True}, "date_inferred": {"type": "boolean"},
-                    "source": {"type": "string", "nullable": True}, "byline": {"type": "string", "nullable": True},
-                    "dateline": {"type": "string", "nullable": True}, "body": {"type": "string"},
-                    "paragraphs": {"type": "array", "items": {"type": "string"}},
-                    "captions": {"type": "array", "items": {"$ref": "#/components/schemas/Caption"}},
-                    "places": {"type": "array", "items": {"type": "string"}},
-                    "url": {"type": "string", "nullable": True}, "language": {"type": "string", "nullable": True},
-                    "content_sha256": {"type": "string"}, "original_file": {"type": "string"},
-                    "ingested_at": {"type": "string"}}},
+                "Error": {
+                    "type": "object",
+                    "required": ["error"],
+                    "properties": {
+                        "error": {
+                            "type": "object",
+                            "required": ["code", "message"],
+                            "properties": {"code": {"type": "string"}, "message": {"type": "string"}},
+                        }
+                    },
+                },
+                "FacetValue": {
+                    "type": "object",
+                    "properties": {"value": {"type": "string"}, "count": {"type": "integer"}},
+                },
+                "Hit": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "headline": {"type": "string"},
+                        "published": {"type": "string", "nullable": True},
+                        "source": {"type": "string", "nullable": True},
+                        "snippet": {"type": "string", "description": "HTML-escaped text with matches in <mark>"},
+                        "url": {"type": "string", "nullable": True},
+                        "score": {"type": "number"},
+                    },
+                },
+                "SearchResponse": {
+                    "type": "object",
+                    "properties": {
+                        "query": {"type": "string"},
+                        "total": {"type": "integer"},
+                        "page": {"type": "integer"},
+                        "per_page": {"type": "integer"},
+                        "took_ms": {"type": "number"},
+                        "hits": {"type": "array", "items": {"$ref": "#/components/schemas/Hit"}},
+                        "facets": {
+                            "type": "object",
+                            "properties": {
+                                f: {"type": "array", "items": {"$ref": "#/components/schemas/FacetValue"}}
+                                for f in FACETS
+                            },
+                        },
+                        "suggestion": {
+                            "type": "string",
+                            "nullable": True,
+                            "description": "A corrected query that finds clearly more, from the archive's own words",
+                        },
+                        "corrected": {
+                            "type": "boolean",
+                            "description": "True when the hits answer `suggestion` because `query` found nothing",
+                        },
+                        "match": {
+                            "type": "string",
+                            "enum": ["all", "most", "url", "list"],
+                            "description": "all: every word and required part matched (also any query with AND/OR/NOT); most: "
+                            "fewer than a page held every word, so articles holding any of the words are ranked, "
+                            "those holding the typed words as a run first, then by BM25F with relevance feedback; "
+                            "url: the article stored with the URL in the query; list: no words to look for, the "
+                            "archive (filtered) newest first",
+                        },
+                        "notices": {
+                            "type": "array",
+                            "items": {"type": "string"},
+                            "description": "How parts of the query were read differently from how they were typed",
+                        },
+                        "sort": {"type": "string", "enum": list(SORTS)},
+                        "filters": {
+                            "type": "object",
+                            "additionalProperties": {"type": "array", "items": {"type": "string"}},
+                        },
+                        "from": {"type": "string", "format": "date", "nullable": True},
+                        "to": {"type": "string", "format": "date", "nullable": True},
+                    },
+                },
+                "Caption": {
+                    "type": "object",
+                    "properties": {
+                        "text": {"type": "string"},
+                        "credit": {"type": "string", "nullable": True},
+                        "photographer": {"type": "string", "nullable": True},
+                        "agency": {"type": "string", "nullable": True},
+                    },
+                },
+                "Article": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "headline": {"type": "string"},
+                        "published": {"type": "string", "nullable": True},
+                        "date_inferred": {"type": "boolean"},
+                        "source": {"type": "string", "nullable": True},
+                        "byline": {"type": "string", "nullable": True},
+                        "dateline": {"type": "string", "nullable": True},
+                        "body": {"type": "string"},
+                        "paragraphs": {"type": "array", "items": {"type": "string"}},
+                        "captions": {"type": "array", "items": {"$ref": "#/components/schemas/Caption"}},
+                        "places": {"type": "array", "items": {"type": "string"}},
+                        "url": {"type": "string", "nullable": True},
+                        "language": {"type": "string", "nullable": True},
+                        "content_sha256": {"type": "string"},
+                        "original_file": {"type": "string"},
+                        "ingested_at": {"type": "string"},
+                    },
+                },
             }
         },
     }

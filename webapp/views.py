@@ -35,11 +35,20 @@ def search():
         answer = get_archive().search(search, request_searcher())
     except BadRequest as exc:
         search = SearchRequest(q=(request.args.get("q") or "")[:1000])
-        return render_template("search.html", search=search, answer=None, error=exc.message, link=link,
-                               titles=FACET_TITLES, facets=FACETS), 400
+        return render_template(
+            "search.html", search=search, answer=None, error=exc.message, link=link, titles=FACET_TITLES, facets=FACETS
+        ), 400
     pages = max(1, -(-answer["total"] // search.per_page))
-    return render_template("search.html", search=search, answer=answer, error=None, link=link, pages=pages,
-                           titles=FACET_TITLES, facets=FACETS)
+    return render_template(
+        "search.html",
+        search=search,
+        answer=answer,
+        error=None,
+        link=link,
+        pages=pages,
+        titles=FACET_TITLES,
+        facets=FACETS,
+    )
 
 
 @bp.get("/articles/<int:article_id>")

@@ -112,7 +112,9 @@ def detect_format(data: bytes, name: str = "") -> str:
         lowered = stripped[:4096].lower()
         if re.search(r"<(?:rss|feed|rdf:rdf)\b", lowered) and "<html" not in lowered:
             raise InputError("RSS/Atom feeds are not supported yet")
-        if re.search(r"<(?:!doctype html|html|head|body|article|main|p|div|meta|title|h1|section|span|br|figure)\b", lowered):
+        if re.search(
+            r"<(?:!doctype html|html|head|body|article|main|p|div|meta|title|h1|section|span|br|figure)\b", lowered
+        ):
             return "html"
     return "text"
 
@@ -168,7 +170,9 @@ def parse_unit(unit: Unit, limits: Limits | None = None) -> ArticleData:
         from .jsonfmt import article_from_object, parse_json_line
 
         if len(unit.payload) > limits.max_record_bytes:
-            raise InputError(f"the record is {len(unit.payload):_} bytes, over max_record_bytes={limits.max_record_bytes:_}")
+            raise InputError(
+                f"the record is {len(unit.payload):_} bytes, over max_record_bytes={limits.max_record_bytes:_}"
+            )
         text, _ = decode_bytes(unit.payload)
         article = article_from_object(parse_json_line(text))
     elif unit.format == "json-object":

@@ -20,8 +20,23 @@ from .htmlnames import FURNITURE_TAGS, first_descendant, is_furniture, name_word
 logging.getLogger("trafilatura").setLevel(logging.ERROR)
 
 # Elements that never hold article text.
-DROP_TAGS = ("script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed", "select",
-             "button", "input", "textarea", "dialog", "map")
+DROP_TAGS = (
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "svg",
+    "canvas",
+    "iframe",
+    "object",
+    "embed",
+    "select",
+    "button",
+    "input",
+    "textarea",
+    "dialog",
+    "map",
+)
 # A block named like furniture is dropped only when it is smaller than this (a whole-page wrapper named
 # "has-sidebar" or "comments-open" is not furniture).
 MAX_FURNITURE_WORDS = 400
@@ -41,8 +56,11 @@ def prune(soup: BeautifulSoup) -> None:
             continue
         if tag.name in DROP_TAGS or tag.has_attr("hidden") or _HIDDEN_STYLE.search(tag.get("style") or ""):
             tag.decompose()
-        elif is_furniture(tag) and not _holds_article(tag) and (
-                tag.name in FURNITURE_TAGS or word_count_upto(tag, MAX_FURNITURE_WORDS) <= MAX_FURNITURE_WORDS):
+        elif (
+            is_furniture(tag)
+            and not _holds_article(tag)
+            and (tag.name in FURNITURE_TAGS or word_count_upto(tag, MAX_FURNITURE_WORDS) <= MAX_FURNITURE_WORDS)
+        ):
             tag.decompose()
 
 
@@ -87,12 +105,14 @@ def _story_starts_between(first: Tag, block: Tag) -> bool:
     for node in first.next_elements:
         if node is block:
             return False
-        if isinstance(node, Tag) and node.name in ("h1", "article") and first not in node.parents \
-                and node not in first.parents:
+        if (
+            isinstance(node, Tag)
+            and node.name in ("h1", "article")
+            and first not in node.parents
+            and node not in first.parents
+        ):
             return True
     return True
-
-
 
 
 def link_texts(soup: BeautifulSoup) -> list[str]:
@@ -112,8 +132,9 @@ def main_text(html: str, *, favor_precision: bool = True) -> list[str]:
     """The page's main text as paragraphs, by trafilatura (comments left out), or [] when it finds none."""
     import trafilatura
 
-    doc = trafilatura.bare_extraction(html, include_comments=False, favor_precision=favor_precision,
-                                      include_tables=True, output_format="python")
+    doc = trafilatura.bare_extraction(
+        html, include_comments=False, favor_precision=favor_precision, include_tables=True, output_format="python"
+    )
     if doc is None or getattr(doc, "body", None) is None:
         return []
     return _paragraphs_of(doc.body)

@@ -27,8 +27,11 @@ CREDIT_ITEMPROPS = {"copyrightholder", "copyrightnotice", "creditText".lower(), 
 # Gallery furniture inside caption blocks: "Image 1 of 23", "more", "less", "Close".
 _COUNTER = re.compile(r"^(?:(?:image|photo|picture|slide|foto|bild)s?\s*)?\d+\s*(?:of|/|von|de|di|sur)\s*\d+$", re.I)
 _TOGGLE = re.compile(r"(?:\s*(?:\.{3}|…))?\s*\b(?:(?:read|show|see)\s+)?(?:more|less)\s*$", re.I)
-_TOGGLE_ONLY = re.compile(r"^(?:\.{3}|…)?\s*(?:(?:read|show|see|view)\s+)?(?:more|less|close|expand|collapse|hide|"
-                          r"caption|hide\s+caption|show\s+caption|enlarge|zoom|fullscreen)$", re.I)
+_TOGGLE_ONLY = re.compile(
+    r"^(?:\.{3}|…)?\s*(?:(?:read|show|see|view)\s+)?(?:more|less|close|expand|collapse|hide|"
+    r"caption|hide\s+caption|show\s+caption|enlarge|zoom|fullscreen)$",
+    re.I,
+)
 _LEADING_COUNTER = re.compile(r"^(?:(?:image|photo|picture|slide)s?\s+)\d+\s*(?:of|/)\s*\d+\s+", re.I)
 # Caption text and credit shorter than this are furniture ("Caption", "Photo").
 MIN_CAPTION_CHARS = 3
@@ -67,8 +70,10 @@ def is_caption_node(tag: Tag) -> bool:
 def is_credit_node(tag: Tag) -> bool:
     if tag.name in _NEVER:
         return False
-    return bool(CREDIT_WORDS & name_words(tag)) or bool(CREDIT_ITEMPROPS & _itemprop(tag) and tag.find_parent(
-        lambda t: t.name in ("figure", "figcaption") or is_caption_node(t)) is not None)
+    return bool(CREDIT_WORDS & name_words(tag)) or bool(
+        CREDIT_ITEMPROPS & _itemprop(tag)
+        and tag.find_parent(lambda t: t.name in ("figure", "figcaption") or is_caption_node(t)) is not None
+    )
 
 
 def _short(tag: Tag) -> bool:
@@ -142,8 +147,12 @@ def _picture_with_text(tag: Tag) -> bool:
 
 
 def _candidate(tag: Tag) -> bool:
-    return tag.name == "figure" or is_caption_node(tag) or bool(PICTURE_BOX_WORDS & name_words(tag)) \
+    return (
+        tag.name == "figure"
+        or is_caption_node(tag)
+        or bool(PICTURE_BOX_WORDS & name_words(tag))
         and tag.name in ("div", "span", "section", "p")
+    )
 
 
 def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
@@ -161,10 +170,17 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
         if removed(node):
             continue
         text = _text(node)
-        if node.name in ("script", "style", "noscript", "button", "template") or _COUNTER.match(text or "x") \
-                or _TOGGLE_ONLY.match(text or "x"):
+        if (
+            node.name in ("script", "style", "noscript", "button", "template")
+            or _COUNTER.match(text or "x")
+            or _TOGGLE_ONLY.match(text or "x")
+        ):
             node.decompose()
-    leaves = [t for t in tags_in(group) if is_caption_node(t) and first_descendant(t, (), is_caption_node) is None and _text(t)]
+    leaves = [
+        t
+        for t in tags_in(group)
+        if is_caption_node(t) and first_descendant(t, (), is_caption_node) is None and _text(t)
+    ]
     texts = [_clean_caption_text(_text(t)) for t in (leaves or [group])]
     credit = credits[0] if credits else None
     captions: list[CaptionData] = []
@@ -190,13 +206,18 @@ def _better_credit(marked: Optional[str], in_text: Optional[str]) -> Optional[st
     "Photo: Gene J. Puskar" in the markup, "(AP Photo/Gene J. Puskar)" in the text)."""
     if not marked or not in_text:
         return marked or in_text
+
     def known(credit: str) -> int:
         return sum(part is not None for part in parse_credit(credit))
+
     return in_text if known(in_text) > known(marked) else marked
 
 
-_CREDIT_LINE = re.compile(r"^(?P<text>.*?)\s*(?P<credit>(?:photo|image|picture|foto|credit)s?(?:\s+(?:source|credit))?\s*(?::|by)\s*"
-                          r"[^.:]{2,100})$", re.I)
+_CREDIT_LINE = re.compile(
+    r"^(?P<text>.*?)\s*(?P<credit>(?:photo|image|picture|foto|credit)s?(?:\s+(?:source|credit))?\s*(?::|by)\s*"
+    r"[^.:]{2,100})$",
+    re.I,
+)
 
 
 def _credit_line(text: str) -> tuple[str, Optional[str]]:
@@ -221,7 +242,9 @@ def _unique(captions: Iterable[CaptionData]) -> list[CaptionData]:
                     kept[i] = caption_from_parts(other.text, caption.credit)
                 break
             if len(other_key) >= MIN_PREFIX_CHARS and key.startswith(other_key):
-                kept[i] = caption if caption.credit or not other.credit else caption_from_parts(caption.text, other.credit)
+                kept[i] = (
+                    caption if caption.credit or not other.credit else caption_from_parts(caption.text, other.credit)
+                )
                 break
         else:
             kept.append(caption)
@@ -230,4 +253,3 @@ def _unique(captions: Iterable[CaptionData]) -> list[CaptionData]:
 
 def _key(text: str) -> str:
     return re.sub(r"\W+", " ", text).strip().casefold()
-

@@ -15,15 +15,47 @@ from .. import dates
 from ..normalise import collapse
 
 ARTICLE_TYPES = {
-    "newsarticle", "article", "reportagenewsarticle", "analysisnewsarticle", "blogposting", "opinionnewsarticle",
-    "backgroundnewsarticle", "reviewnewsarticle", "liveblogposting", "report", "scholarlyarticle", "techarticle",
-    "socialmediaposting", "askpublicnewsarticle", "satiricalarticle", "advertisercontentarticle", "posting",
+    "newsarticle",
+    "article",
+    "reportagenewsarticle",
+    "analysisnewsarticle",
+    "blogposting",
+    "opinionnewsarticle",
+    "backgroundnewsarticle",
+    "reviewnewsarticle",
+    "liveblogposting",
+    "report",
+    "scholarlyarticle",
+    "techarticle",
+    "socialmediaposting",
+    "askpublicnewsarticle",
+    "satiricalarticle",
+    "advertisercontentarticle",
+    "posting",
 }
 DATE_META = (
-    "article:published_time", "og:published_time", "og:article:published_time", "datepublished", "pubdate",
-    "publishdate", "publish-date", "publish_date", "published_time", "article.published", "dc.date.issued",
-    "dc.date", "dcterms.date", "dcterms.issued", "date", "sailthru.date", "parsely-pub-date", "citation_date",
-    "citation_publication_date", "article_date_original", "original-publish-date", "displaydate",
+    "article:published_time",
+    "og:published_time",
+    "og:article:published_time",
+    "datepublished",
+    "pubdate",
+    "publishdate",
+    "publish-date",
+    "publish_date",
+    "published_time",
+    "article.published",
+    "dc.date.issued",
+    "dc.date",
+    "dcterms.date",
+    "dcterms.issued",
+    "date",
+    "sailthru.date",
+    "parsely-pub-date",
+    "citation_date",
+    "citation_publication_date",
+    "article_date_original",
+    "original-publish-date",
+    "displaydate",
 )
 AUTHOR_META = ("author", "article:author", "parsely-author", "sailthru.author", "dc.creator", "dcterms.creator", "byl")
 SITE_META = ("og:site_name", "application-name", "publisher", "dc.publisher", "cre")
@@ -75,7 +107,9 @@ class _Scan:
                 self.title = tag
             elif name == "link" and self.canonical is None and "canonical" in _tokens(tag.get("rel")):
                 self.canonical = tag
-            if self.author is None and ("author" in _tokens(tag.get("rel")) or "author" in _tokens(tag.get("itemprop"))):
+            if self.author is None and (
+                "author" in _tokens(tag.get("rel")) or "author" in _tokens(tag.get("itemprop"))
+            ):
                 self.author = tag
             if "datepublished" in _tokens(tag.get("itemprop")) or (name == "time" and tag.has_attr("pubdate")):
                 self.marked_dates.append(tag)
@@ -106,19 +140,45 @@ def read_meta(soup: BeautifulSoup) -> PageMeta:
     body = ld.get("articleBody")
     page.article_body = body if isinstance(body, str) and body.strip() else None
     page.published = _published(ld, meta, scan)
-    page.byline = _person_names(ld.get("author")) or _person_names(ld.get("creator")) or _meta_author(meta) \
+    page.byline = (
+        _person_names(ld.get("author"))
+        or _person_names(ld.get("creator"))
+        or _meta_author(meta)
         or _markup_author(scan.author)
+    )
     publisher = ld.get("publisher") or ld.get("sourceOrganization")
-    page.source = _first_text(*(v for v in (_str(publisher), *(meta.get(k) for k in SITE_META))
-                                if not (isinstance(v, str) and v.strip().startswith(("http://", "https://", "www.")))))
+    page.source = _first_text(
+        *(
+            v
+            for v in (_str(publisher), *(meta.get(k) for k in SITE_META))
+            if not (isinstance(v, str) and v.strip().startswith(("http://", "https://", "www.")))
+        )
+    )
     site_key = _key(page.source) if page.source else None
-    page.headline = _first_text(*(v for v in (_str(ld.get("headline")), _str(ld.get("name")) if ld else None,
-                                              *(meta.get(k) for k in TITLE_META), page.h1, page.title_tag)
-                                  if not (isinstance(v, str) and site_key and _key(v) == site_key)))
+    page.headline = _first_text(
+        *(
+            v
+            for v in (
+                _str(ld.get("headline")),
+                _str(ld.get("name")) if ld else None,
+                *(meta.get(k) for k in TITLE_META),
+                page.h1,
+                page.title_tag,
+            )
+            if not (isinstance(v, str) and site_key and _key(v) == site_key)
+        )
+    )
     page.headline = _without_site_name(page.headline, page.h1, page.source)
-    page.url = _http(scan.canonical.get("href") if scan.canonical is not None else None) or _http(meta.get("og:url")) or _http(_str(ld.get("url"))) \
-        or _http(_str(ld.get("mainEntityOfPage")) if not isinstance(ld.get("mainEntityOfPage"), dict)
-                 else _str(ld["mainEntityOfPage"].get("@id")))
+    page.url = (
+        _http(scan.canonical.get("href") if scan.canonical is not None else None)
+        or _http(meta.get("og:url"))
+        or _http(_str(ld.get("url")))
+        or _http(
+            _str(ld.get("mainEntityOfPage"))
+            if not isinstance(ld.get("mainEntityOfPage"), dict)
+            else _str(ld["mainEntityOfPage"].get("@id"))
+        )
+    )
     page.language = page_language(soup, meta, ld)
     return page
 
@@ -184,6 +244,7 @@ def _http(url: Optional[str]) -> Optional[str]:
 
 # -- JSON-LD ------------------------------------------------------------------------------------------
 
+
 def json_ld_objects(scripts: Iterable[Tag]) -> Iterable[dict]:
     """Every object of the JSON-LD blocks, `@graph` and `mainEntity` included."""
     for script in scripts:
@@ -241,6 +302,7 @@ def json_ld_article(scripts: Iterable[Tag]) -> dict:
 
 
 # -- meta tags and markup -----------------------------------------------------------------------------
+
 
 def meta_tags(metas: Iterable[Tag]) -> dict[str, str]:
     """`<meta>` content by lower-cased property, name, itemprop or http-equiv; the first of each wins."""
@@ -306,7 +368,7 @@ _LANG = re.compile(r"^([a-z]{2,3})(?:[-_][A-Za-z0-9]{2,8})*$")
 
 
 def language_code(value: Any) -> Optional[str]:
-    """"en-US" -> "en", "pt_BR" -> "pt"; None for anything that is not a language tag."""
+    """ "en-US" -> "en", "pt_BR" -> "pt"; None for anything that is not a language tag."""
     if not isinstance(value, str):
         return None
     m = _LANG.match(value.strip().lower())
@@ -318,8 +380,13 @@ def language_code(value: Any) -> Optional[str]:
 def page_language(soup: BeautifulSoup, meta: dict[str, str], ld: dict) -> Optional[str]:
     """The language the page declares: `<html lang>`, then the content-language meta, og:locale, JSON-LD."""
     html = soup.find("html")
-    candidates = [html.get("lang") or html.get("xml:lang") if html is not None else None,
-                  meta.get("content-language"), meta.get("language"), meta.get("og:locale"), _str(ld.get("inLanguage"))]
+    candidates = [
+        html.get("lang") or html.get("xml:lang") if html is not None else None,
+        meta.get("content-language"),
+        meta.get("language"),
+        meta.get("og:locale"),
+        _str(ld.get("inLanguage")),
+    ]
     for value in candidates:
         code = language_code(value.split(",")[0] if isinstance(value, str) else value)
         if code:

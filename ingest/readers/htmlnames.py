@@ -11,18 +11,77 @@ from bs4 import NavigableString, Tag
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 # Words in class or id names of blocks that are not the story.
 FURNITURE_WORDS = {
-    "share", "sharing", "sharebar", "social", "sociallinks", "related", "recirc", "recirculation", "recommended",
-    "recommendations", "newsletter", "newsletters", "subscribe", "subscription", "signup", "comments", "comment",
-    "disqus", "promo", "sponsored", "outbrain", "taboola", "breadcrumb", "breadcrumbs", "menu", "navbar",
-    "sidebar", "widget", "advert", "advertisement", "ad", "ads", "popular", "trending", "cookie",
-    "cookies", "gdpr", "consent", "toolbar", "pagination", "tags", "keywords", "bio", "more",
+    "share",
+    "sharing",
+    "sharebar",
+    "social",
+    "sociallinks",
+    "related",
+    "recirc",
+    "recirculation",
+    "recommended",
+    "recommendations",
+    "newsletter",
+    "newsletters",
+    "subscribe",
+    "subscription",
+    "signup",
+    "comments",
+    "comment",
+    "disqus",
+    "promo",
+    "sponsored",
+    "outbrain",
+    "taboola",
+    "breadcrumb",
+    "breadcrumbs",
+    "menu",
+    "navbar",
+    "sidebar",
+    "widget",
+    "advert",
+    "advertisement",
+    "ad",
+    "ads",
+    "popular",
+    "trending",
+    "cookie",
+    "cookies",
+    "gdpr",
+    "consent",
+    "toolbar",
+    "pagination",
+    "tags",
+    "keywords",
+    "bio",
+    "more",
 }
 # Names that mark the story itself; a block named both ways ("article-share") is furniture only when the
 # furniture word is one no story container carries.
 STORY_WORDS = {"article", "content", "story", "body", "main", "text", "entry", "post"}
-ALWAYS_FURNITURE = {"related", "share", "sharing", "newsletter", "newsletters", "comments", "recirc", "outbrain", "taboola"}
+ALWAYS_FURNITURE = {
+    "related",
+    "share",
+    "sharing",
+    "newsletter",
+    "newsletters",
+    "comments",
+    "recirc",
+    "outbrain",
+    "taboola",
+}
 FURNITURE_TAGS = ("nav", "aside", "footer")
-FURNITURE_ROLES = {"navigation", "complementary", "contentinfo", "banner", "search", "menu", "menubar", "dialog", "alert"}
+FURNITURE_ROLES = {
+    "navigation",
+    "complementary",
+    "contentinfo",
+    "banner",
+    "search",
+    "menu",
+    "menubar",
+    "dialog",
+    "alert",
+}
 _NEVER_FURNITURE = ("html", "body", "main", "article", "p", "h1", "h2", "h3")
 
 

@@ -12,15 +12,50 @@ from ..normalise import clean_text, collapse, split_paragraphs
 from ..records import ArticleData, CaptionData, PlaceData
 
 HEADLINE_KEYS = ("headline", "title", "hed", "head", "name")
-BODY_KEYS = ("body", "text", "content", "body_text", "bodyText", "articleBody", "article", "story", "full_text", "fulltext")
+BODY_KEYS = (
+    "body",
+    "text",
+    "content",
+    "body_text",
+    "bodyText",
+    "articleBody",
+    "article",
+    "story",
+    "full_text",
+    "fulltext",
+)
 HTML_BODY_KEYS = ("body_html", "bodyHtml", "html", "content_html", "contentHtml")
 DATE_KEYS = (
-    "published", "date", "published_at", "publishedAt", "datePublished", "pubDate", "pub_date", "publication_date",
-    "firstcreated", "versioncreated", "created", "created_at", "dateCreated", "timestamp", "time", "datetime",
+    "published",
+    "date",
+    "published_at",
+    "publishedAt",
+    "datePublished",
+    "pubDate",
+    "pub_date",
+    "publication_date",
+    "firstcreated",
+    "versioncreated",
+    "created",
+    "created_at",
+    "dateCreated",
+    "timestamp",
+    "time",
+    "datetime",
 )
 BYLINE_KEYS = ("byline", "author", "authors", "by", "creator", "writer")
 URL_KEYS = ("url", "link", "canonical_url", "canonicalUrl", "web_url", "href", "uri")
-SOURCE_KEYS = ("source", "publisher", "provider", "site_name", "siteName", "copyrightholder", "agency", "outlet", "feed")
+SOURCE_KEYS = (
+    "source",
+    "publisher",
+    "provider",
+    "site_name",
+    "siteName",
+    "copyrightholder",
+    "agency",
+    "outlet",
+    "feed",
+)
 CAPTION_KEYS = ("captions", "images", "photos", "pictures", "media", "image", "photo")
 DATELINE_KEYS = ("dateline", "located")
 LANGUAGE_KEYS = ("language", "lang", "inLanguage")
@@ -127,7 +162,9 @@ def _first(obj: dict, keys: Iterable[str]) -> Any:
 
 
 def _json_type(value: Any) -> str:
-    return {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}.get(type(value), "value")
+    return {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}.get(
+        type(value), "value"
+    )
 
 
 def _text(value: Any) -> Optional[str]:
@@ -180,8 +217,15 @@ def _captions(obj: dict) -> list[CaptionData]:
         elif isinstance(item, dict):
             if item.get("type") not in (None, "picture", "image", "photo", "graphic"):
                 continue
-            text = _text(item.get("caption") or item.get("description_text") or item.get("description")
-                         or item.get("alt") or item.get("text") or item.get("headline") or "")
+            text = _text(
+                item.get("caption")
+                or item.get("description_text")
+                or item.get("description")
+                or item.get("alt")
+                or item.get("text")
+                or item.get("headline")
+                or ""
+            )
             credit = _text(item.get("credit") or item.get("copyright") or item.get("copyrightnotice") or "")
             photographer = _name(item.get("photographer") or item.get("byline") or item.get("author"))
             if text and not credit:

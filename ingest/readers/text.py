@@ -15,7 +15,9 @@ MAX_HEADLINE_CHARS = 300
 _NAME = r"[A-Z][\w.'’-]*(?:\s+(?:[A-Z][\w.'’-]*|de|van|von|der|da|al|bin))*"
 # "By Jane Doe", "BY JANE DOE and JOHN ROE", "By Jane Doe, Associated Press": capitalised names only.
 _BYLINE = re.compile(r"^(?:By|BY|by)\s+(?P<name>" + _NAME + r"(?:(?:\s*,\s*|\s+and\s+|\s*&\s*)" + _NAME + r")*)$")
-_LABELLED_DATE = re.compile(r"^(?:published|posted|updated|date|dated|first published)\s*(?:on|:)?\s*(?P<date>.{6,60})$", re.I)
+_LABELLED_DATE = re.compile(
+    r"^(?:published|posted|updated|date|dated|first published)\s*(?:on|:)?\s*(?P<date>.{6,60})$", re.I
+)
 
 
 def read_text(text: str) -> ArticleData:
