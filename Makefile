@@ -26,6 +26,7 @@ run: $(VENV)/.run-installed
 
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 test-fast: $(VENV)/.test-installed

@@ -143,7 +143,9 @@ class Server:
                     break
             except OSError:
                 if time.monotonic() > deadline or self.process.poll() is not None:
-                    raise RuntimeError("server did not start: " + self.process.stderr.read().decode(errors="replace"))
+                    raise RuntimeError(
+                        "server did not start: " + self.process.stderr.read().decode(errors="replace")
+                    ) from None
                 time.sleep(0.2)
 
     def client(self) -> "Client":

@@ -28,8 +28,17 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Optional
+
+import trafilatura
+from sqlalchemy import func, select
+
+from ingest.pipeline import Ingester
+from store.db import make_engine, make_sessionmaker, upgrade
+from store.models import Article, Caption, IngestFile
+from store.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -103,12 +112,6 @@ def page_id(path: str) -> str:
 def ingest_and_read_back(html_dir: Path) -> tuple[dict[str, str], dict[str, str], dict[str, int], float]:
     """Ingest every page into a fresh archive; return (stored body by page id, quarantine reason by page id,
     captions stored by page id, seconds the ingest run took)."""
-    from sqlalchemy import func, select
-
-    from ingest.pipeline import Ingester
-    from store.db import make_engine, make_sessionmaker, upgrade
-    from store.models import Article, Caption, IngestFile
-    from store.settings import Settings
 
     with tempfile.TemporaryDirectory(prefix="bench-extract-") as tmp:
         settings = Settings.from_env({}, home=Path(tmp) / "home")
@@ -143,7 +146,6 @@ def ingest_and_read_back(html_dir: Path) -> tuple[dict[str, str], dict[str, str]
 
 
 def trafilatura_predictions(html_dir: Path, keys: list[str], **options) -> tuple[dict[str, str], float]:
-    import trafilatura
 
     predictions = {}
     started = time.perf_counter()
@@ -166,7 +168,6 @@ def _line(name: str, result: tuple[float, float, float]) -> str:
 
 
 def _version(package: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
 
     try:
         return version(package)

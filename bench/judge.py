@@ -24,6 +24,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import whoosh.index
+from whoosh import qparser
+from whoosh.fields import ID, TEXT, Schema
+
 from .collection import all_docs, canonical_keys
 from .common import ROOT
 
@@ -34,8 +38,6 @@ WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def build() -> None:
-    import whoosh.index
-    from whoosh.fields import ID, TEXT, Schema
 
     OUT.mkdir(parents=True, exist_ok=True)
     if FTS.exists():
@@ -84,8 +86,6 @@ def fts_rank(db: sqlite3.Connection, text: str, op: str, depth: int) -> list[str
 
 
 def whoosh_rank(text: str, depth: int) -> list[str]:
-    import whoosh.index
-    from whoosh import qparser
 
     ix = whoosh.index.open_dir(str(WHOOSH))
     parser = qparser.MultifieldParser(["headline", "body"], ix.schema, group=qparser.OrGroup)

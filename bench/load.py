@@ -117,7 +117,7 @@ def main() -> int:
     indexed = after["index_documents"] == after["articles"] and after["pending_index"] == 0
     ok = not failures and accounted == added_lines and landed and indexed
     ms = [s * 1000 for s in latencies]
-    during = [s * 1000 for s, t in zip(latencies, finished) if t <= ingest_done[0]]
+    during = [s * 1000 for s, t in zip(latencies, finished, strict=False) if t <= ingest_done[0]]
     rows = [
         ("requests served", f"{len(latencies):,} in {searching:.1f} s ({len(latencies) / searching:.1f} req/s)"),
         ("errors", f"{len(failures)}"),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import itertools
 import json
 import os
 import random
@@ -31,6 +32,16 @@ import statistics
 import sys
 import time
 from pathlib import Path
+
+import whoosh.index
+from whoosh import qparser
+from whoosh.fields import ID, TEXT, Schema
+
+from search import parse
+from search import query as q_module
+from search.request import SearchRequest
+from store.read import Archive
+from store.settings import Settings
 
 from .collection import BBC, REUTERS_CHUNK, canonical_keys, key_of_file
 from .common import ROOT, machine, newsarchive, today, update_benchmarks
@@ -106,9 +117,6 @@ class PlainWhoosh:
     name = "plain Whoosh, OrGroup, default BM25F"
 
     def __init__(self, rows, path: Path) -> None:
-        import whoosh.index
-        from whoosh import qparser
-        from whoosh.fields import ID, TEXT, Schema
 
         shutil.rmtree(path, ignore_errors=True)
         path.mkdir(parents=True)
@@ -129,14 +137,11 @@ class Ours:
     name = "newsarchive (/api/search's code path)"
 
     def __init__(self, home: Path) -> None:
-        from store.read import Archive
-        from store.settings import Settings
 
         self.archive = Archive(Settings.from_env({}, home=home))
 
     def search(self, text: str, depth: int) -> list[int]:
         """The first `depth` hits, page by page at the default page size (which decides relaxation)."""
-        from search.request import SearchRequest
 
         ids: list[int] = []
         page = 1
@@ -149,7 +154,6 @@ class Ours:
         return ids[:depth]
 
     def answer(self, text: str) -> dict:
-        from search.request import SearchRequest
 
         return self.archive.search(SearchRequest(q=text, per_page=10))
 
@@ -219,17 +223,13 @@ def known_item_rates(search, items) -> tuple[float, float, list]:
 
 def tune(ours: Ours, questions, key_of) -> list[tuple]:
     """Dev MAP over a grid of field weights, relaxation tiers and feedback settings; never the test questions."""
-    import itertools
-
-    import search.query as q_module
-    from search import parse
 
     dev = [q for q in questions if q["split"] == "dev"]
     ids = [q["id"] for q in dev]
     knobs = ("TIER_MAX_SHARE", "ALL_WORDS_FIRST", "FEEDBACK_DOCS", "FEEDBACK_TERMS", "FEEDBACK_TYPED_WEIGHT")
     saved = dict(parse.FIELD_WEIGHTS), {k: getattr(q_module, k) for k in knobs}
     grid = [
-        dict(zip(("headline",) + knobs, values))
+        dict(zip(("headline",) + knobs, values, strict=False))
         for values in itertools.product(
             (0.5, 0.75, 1.0, 2.0, 3.0), (0.0, 0.05, 1.0), (True, False), (0, 5, 10), (10, 20), (0.5, 0.7)
         )
@@ -326,9 +326,6 @@ def main() -> int:
         for kind, article_id, text in misses:
             print(f"  miss ({kind}) {key_of[article_id]}: {text}")
     known_pass = kh >= 0.99 and kb >= 0.97
-
-    from search import parse
-    from search import query as q_module
 
     weights = ", ".join(f"{k} {v:g}" for k, v in parse.FIELD_WEIGHTS.items())
     feedback = (

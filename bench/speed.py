@@ -19,6 +19,11 @@ import threading
 import time
 from pathlib import Path
 
+import whoosh.index
+from whoosh.fields import ID, TEXT, Schema
+
+from store.settings import Settings
+
 from .common import (
     ROOT,
     Server,
@@ -30,6 +35,7 @@ from .common import (
     require_corpus,
     reuters_lines,
     today,
+    tree_pss_bytes,
     update_benchmarks,
     write_feed,
 )
@@ -42,8 +48,6 @@ PART_LINES = 27_000
 def raw_whoosh_rate(records: list[dict], workdir: Path, procs: int = 2, limitmb: int = 128) -> tuple[float, float]:
     """Articles/s of a plain Whoosh writer (title and body, standard analyzer) on the same texts; Whoosh's
     default memory (limitmb=128 per process) unless told otherwise."""
-    import whoosh.index
-    from whoosh.fields import ID, TEXT, Schema
 
     path = workdir / "raw-index"
     shutil.rmtree(path, ignore_errors=True)
@@ -77,7 +81,6 @@ def end_to_end_rate(feed: Path, home: Path) -> tuple[dict, float, int, int]:
     watcher_stop = threading.Event()
 
     def watch_memory():
-        from .common import tree_pss_bytes
 
         while not watcher_stop.is_set():
             samples.append((time.perf_counter() - started, tree_pss_bytes(process.pid)))
@@ -231,7 +234,6 @@ def main() -> int:
     print("raw Whoosh writer ...", flush=True)
     raw_rate, raw_seconds = raw_whoosh_rate(records, workdir)
     print(f"  {raw_rate:.0f} articles/s ({raw_seconds:.1f} s)", flush=True)
-    from store.settings import Settings
 
     our_memory = Settings.from_env({}).index_memory_mb // 2
     print(f"raw Whoosh writer with our memory budget ({our_memory} MB per process) ...", flush=True)
@@ -276,7 +278,7 @@ def main() -> int:
     kinds = [kind for kind, _ in mix] * args.rounds
 
     def by_kind(values, kind):
-        return [v for v, k in zip(values, kinds) if k == kind]
+        return [v for v, k in zip(values, kinds, strict=False) if k == kind]
 
     ratio_ingest = e2e_rate / raw_rate
     ratio_p95 = percentile(api_ms, 95) / percentile(fts_ms, 95)

@@ -1,4 +1,5 @@
-"""Photo credits and news agencies: recognise a caption by its credit, and split a credit into photographer and agency."""
+"""Photo credits and news agencies: recognise a caption by its credit, and split a credit into photographer
+and agency."""
 
 from __future__ import annotations
 
@@ -160,7 +161,7 @@ def is_credit(text: str) -> bool:
     agencies = [find_agency(p) for p in parts]
     if len(parts) >= 2 and any(agencies):
         # "Reuters/Kevin Lamarque" names a photographer; "Reuters/VNU" or "Reuters/Nielsen" is a syndication tag.
-        names = [_tidy_name(p) for p, a in zip(parts, agencies) if a is None]
+        names = [_tidy_name(p) for p, a in zip(parts, agencies, strict=False) if a is None]
         return all(_looks_like_person(n) or n.casefold() in _NOT_A_NAME for n in names)
     if len(parts) == 1 and agencies[0] is not None:
         # A bare agency name is a wire sign-off ("(Reuters)"); with "Photo"/"Images" it is a credit.

@@ -42,7 +42,8 @@ def _skip_name(name: str) -> bool:
 
 
 def discover(paths: Iterable[Path], inbox: Path) -> Iterator[InputFile]:
-    """Every input file under `paths` (files or folders), in name order; links inside folders are refused, not followed."""
+    """Every input file under `paths` (files or folders), in name order; links inside folders are refused,
+    not followed."""
     inbox = Path(os.path.abspath(inbox))
     for given in paths:
         given = Path(os.path.abspath(given))
@@ -91,7 +92,7 @@ def read_file(path: Path, max_bytes: int, follow_links: bool) -> bytes:
         fd = os.open(path, flags)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise ValueError("symbolic link: the archive does not follow links out of the folder it reads")
+            raise ValueError("symbolic link: the archive does not follow links out of the folder it reads") from exc
         raise
     try:
         info = os.fstat(fd)

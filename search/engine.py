@@ -274,7 +274,7 @@ class NumpyEngine:
     def evaluate(self, q: query.Query) -> tuple[np.ndarray, np.ndarray]:
         leaves = self.searcher.subsearchers or [(self.searcher, 0)]
         ids, scores = [], []
-        for (leaf, offset), (lengths, live, key) in zip(leaves, self.segments):
+        for (leaf, offset), (lengths, live, key) in zip(leaves, self.segments, strict=False):
             result = SegmentEvaluator(self.searcher, leaf, lengths, live, self.cache, key).evaluate(q)
             ids.append(result.ids + offset)
             scores.append(result.scores)

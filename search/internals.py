@@ -103,7 +103,7 @@ def posting_values(reader, fieldname: str, text, docs: list[int]) -> Optional[di
                 stop += 1
             wanted = np.asarray(docs[i:stop], dtype=np.int64)
             at = np.minimum(np.searchsorted(ids, wanted), ids.size - 1)
-            for doc, k in zip(wanted.tolist(), at.tolist()):
+            for doc, k in zip(wanted.tolist(), at.tolist(), strict=False):
                 if ids[k] == doc:
                     out[doc] = values[k]
             i = stop

@@ -266,7 +266,7 @@ class ArchiveSearcher:
         top = matched.scores[best]
         doc_weights = np.exp(top - top.max())
         model: Counter = Counter()
-        for text, weight in zip(texts, doc_weights):
+        for text, weight in zip(texts, doc_weights, strict=False):
             terms = Counter(analysed_terms(text or ""))
             length = sum(terms.values()) or 1
             for term, count in terms.items():

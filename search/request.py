@@ -73,7 +73,9 @@ def _int(name: str, raw: Optional[str], default: int, low: int, high: int) -> in
     try:
         value = int(raw.strip())
     except ValueError:
-        raise BadRequest("bad_parameter", f"{name} must be a whole number from {low} to {high}, not {raw[:40]!r}")
+        raise BadRequest(
+            "bad_parameter", f"{name} must be a whole number from {low} to {high}, not {raw[:40]!r}"
+        ) from None
     if not low <= value <= high:
         raise BadRequest("bad_parameter", f"{name} must be from {low} to {high}, not {value}")
     return value
@@ -90,7 +92,7 @@ def _date(name: str, raw: Optional[str]) -> Optional[dt.date]:
     except ValueError:
         raise BadRequest(
             "bad_parameter", f"{name} must be an ISO date like 2015-01-30 (or a year like 2015), not {raw[:40]!r}"
-        )
+        ) from None
 
 
 def parse_request(get: Callable[[str], Optional[str]], get_all: Callable[[str], list[str]]) -> SearchRequest:

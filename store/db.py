@@ -82,7 +82,11 @@ class DatabaseBehind(RuntimeError):
 def revisions(settings: Settings) -> tuple[Optional[str], str]:
     """(the database's Alembic revision, None for an empty database; the newest migration's), read only."""
     head = ScriptDirectory.from_config(alembic_config(settings)).get_current_head()
-    engine = make_engine(settings)
+    url = make_url(settings.database_url)
+    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+        if not Path(url.database).exists():
+            return None, head  # connecting would create the file
+    engine = create_engine(url)  # plain: no WAL switch or folder creation, nothing written
     try:
         with engine.connect() as connection:
             current = MigrationContext.configure(connection).get_current_revision()

@@ -1,37 +1,164 @@
-"""Settings: read once from the environment, with the defaults of SPEC.md kept in code."""
+"""Settings: one table of every setting the archive reads, each with its type, default and meaning.
+
+`Settings.from_env` parses and checks every value by that table, so a bad value stops the command with
+the variable's name and what it must be; the README's settings table is made from it (`settings_table`)
+and a test keeps the two the same.
+"""
 
 from __future__ import annotations
 
-import dataclasses
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Callable, Mapping, Optional, Union
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 ENV_PREFIX = "NEWSARCHIVE_"
+KINDS = ("path", "url", "int", "float", "bool", "str", "choice")
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
+
+Default = Union[Any, Callable[[dict], Any]]  # a value, or made from the settings read before it
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str  # the attribute; the environment variable is NEWSARCHIVE_ + NAME
+    kind: str  # one of KINDS
+    default: Default
+    meaning: str
+    shown_default: Optional[str] = None  # the default as the README shows it, when it is derived
+    choices: tuple[str, ...] = ()  # for kind "choice"
+    minimum: Optional[float] = None  # for kinds "int" and "float"
+
+    @property
+    def variable(self) -> str:
+        return ENV_PREFIX + self.name.upper()
+
+    def shown(self) -> str:
+        if self.shown_default is not None:
+            return self.shown_default
+        if isinstance(self.default, bool):
+            return "true" if self.default else "false"
+        if isinstance(self.default, int):
+            return f"{self.default:_}"
+        return str(self.default)
+
+    def parse(self, raw: str) -> Any:
+        """The value of `raw` for this setting, or SettingsError saying what it must be."""
+        text = raw.strip()
+        if self.kind == "path":
+            return Path(text).expanduser().resolve()
+        if self.kind == "url":
+            try:
+                make_url(text)
+            except ArgumentError:
+                raise SettingsError(
+                    f"{self.variable} must be a database URL such as postgresql+psycopg://user@host/db, not {raw!r}"
+                ) from None
+            return text
+        if self.kind in ("int", "float"):
+            try:
+                value = int(text.replace("_", "")) if self.kind == "int" else float(text.replace("_", ""))
+            except ValueError:
+                what = "a whole number" if self.kind == "int" else "a number"
+                raise SettingsError(f"{self.variable} must be {what}, not {raw!r}") from None
+            if self.minimum is not None and value < self.minimum:
+                raise SettingsError(f"{self.variable} must be at least {self.minimum:g}, not {raw!r}")
+            return value
+        if self.kind == "bool":
+            if text.lower() in TRUE_WORDS:
+                return True
+            if text.lower() in FALSE_WORDS:
+                return False
+            raise SettingsError(f"{self.variable} must be true or false, not {raw!r}")
+        if self.kind == "choice":
+            if text not in self.choices:
+                raise SettingsError(f"{self.variable} must be {_alternatives(self.choices)}, not {raw!r}")
+            return text
+        return text
+
+
+def _alternatives(choices: tuple[str, ...]) -> str:
+    return ", ".join(choices[:-1]) + " or " + choices[-1]
+
+
+TABLE: tuple[Setting, ...] = (
+    Setting("home", "path", "./instance", "data folder holding the defaults below, `archive/` and `failed/`"),
+    Setting(
+        "database_url",
+        "url",
+        lambda s: f"sqlite:///{s['home'] / 'newsarchive.sqlite'}",
+        "any SQLAlchemy URL, e.g. `postgresql+psycopg://user@host/db`",
+        shown_default="sqlite:///$NEWSARCHIVE_HOME/newsarchive.sqlite",
+    ),
+    Setting(
+        "index_dir",
+        "path",
+        lambda s: s["home"] / "index",
+        "the Whoosh index (generations `gen-*` and the `current` link)",
+        shown_default="$NEWSARCHIVE_HOME/index",
+    ),
+    Setting(
+        "inbox",
+        "path",
+        lambda s: s["home"] / "inbox",
+        "the folder users drop files into",
+        shown_default="$NEWSARCHIVE_HOME/inbox",
+    ),
+    Setting("max_file_bytes", "int", 50_000_000, "larger files are quarantined (gzip them, or raise this)", minimum=1),
+    Setting("max_unpacked_bytes", "int", 1_000_000_000, "a gzip file may unpack to at most this much", minimum=1),
+    Setting("max_record_bytes", "int", 5_000_000, "one JSON Lines record may be at most this long", minimum=1),
+    Setting("watch_interval_ms", "int", 1000, "how often `--watch` looks at the inbox", minimum=1),
+    Setting("settle_ms", "int", 2000, "a file must be unchanged this long before `--watch` reads it", minimum=0),
+    Setting("ingest_batch_articles", "int", 500, "articles per SQL insert batch", minimum=1),
+    Setting("ingest_workers", "int", 0, "parser processes for big files; 0 means one per CPU", minimum=0),
+    Setting("index_procs", "int", 2, "Whoosh writer processes for large index batches", minimum=1),
+    Setting(
+        "index_memory_mb",
+        "int",
+        768,
+        "index writer memory for postings (shared by its processes) before it spills sorted runs to disk; "
+        "merging spilled runs is slow in Whoosh, so this buys ingest speed (see `BENCHMARKS.md`)",
+        minimum=16,
+    ),
+    Setting("sqlite_busy_timeout_ms", "int", 30_000, "how long SQLite waits for a lock", minimum=0),
+    Setting("search_cache_mb", "int", 128, "decoded posting lists the server keeps between queries", minimum=0),
+    Setting(
+        "search_engine",
+        "choice",
+        "auto",
+        "`numpy` (fast), `whoosh` (Whoosh's own matching, slower, the same answers) or `auto` "
+        "(numpy on the tested Whoosh version)",
+        choices=("auto", "numpy", "whoosh"),
+    ),
+)
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Every setting the archive reads; paths are absolute once built by `from_env`."""
+    """Every setting the archive reads (see TABLE); paths are absolute once built by `from_env`."""
 
     home: Path
     database_url: str
     index_dir: Path
     inbox: Path
     # Limits, with their units in their names.
-    max_file_bytes: int = 50_000_000
-    max_unpacked_bytes: int = 1_000_000_000
-    max_record_bytes: int = 5_000_000
-    watch_interval_ms: int = 1000
-    settle_ms: int = 2000
-    ingest_batch_articles: int = 500
-    ingest_workers: int = 0  # parser processes; 0 means one per CPU
-    index_procs: int = 2
-    index_memory_mb: int = 768
-    sqlite_busy_timeout_ms: int = 30_000
-    search_cache_mb: int = 128
-    search_engine: str = "auto"  # auto, numpy or whoosh (search/engine.py)
+    max_file_bytes: int
+    max_unpacked_bytes: int
+    max_record_bytes: int
+    watch_interval_ms: int
+    settle_ms: int
+    ingest_batch_articles: int
+    ingest_workers: int  # parser processes; 0 means one per CPU
+    index_procs: int
+    index_memory_mb: int
+    sqlite_busy_timeout_ms: int
+    search_cache_mb: int
+    search_engine: str  # auto, numpy or whoosh (search/engine.py)
 
     @property
     def archive_dir(self) -> Path:
@@ -42,42 +169,26 @@ class Settings:
         return self.home / "failed"
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> "Settings":
-        """Build settings from `NEWSARCHIVE_*` variables (an empty one counts as unset), then apply overrides."""
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> "Settings":
+        """Settings from `NEWSARCHIVE_*` variables (an empty one counts as unset), with `overrides` (values
+        of the right type, as tests and benchmarks give them) taking their place."""
+        unknown = set(overrides) - {s.name for s in TABLE}
+        if unknown:
+            raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
         env = os.environ if environ is None else environ
-
-        def get(name: str) -> str | None:
-            value = env.get(ENV_PREFIX + name.upper())
-            return value if value not in (None, "") else None
-
-        home = Path(overrides.pop("home", None) or get("home") or "./instance").expanduser().resolve()
-        database_url = (
-            overrides.pop("database_url", None) or get("database_url") or (f"sqlite:///{home / 'newsarchive.sqlite'}")
-        )
-        index_dir = Path(overrides.pop("index_dir", None) or get("index_dir") or home / "index").expanduser().resolve()
-        inbox = Path(overrides.pop("inbox", None) or get("inbox") or home / "inbox").expanduser().resolve()
-
-        numbers = {}
-        for f in dataclasses.fields(cls):
-            if f.type in ("int",) and f.name not in overrides:
-                raw = get(f.name)
-                if raw is not None:
-                    try:
-                        numbers[f.name] = int(raw.replace("_", ""))
-                    except ValueError:
-                        raise SettingsError(f"{ENV_PREFIX}{f.name.upper()} must be a whole number, not {raw!r}")
-        engine = overrides.pop("search_engine", None) or get("search_engine") or "auto"
-        if engine not in ("auto", "numpy", "whoosh"):
-            raise SettingsError(f"{ENV_PREFIX}SEARCH_ENGINE must be auto, numpy or whoosh, not {engine!r}")
-        return cls(
-            home=home,
-            database_url=database_url,
-            index_dir=index_dir,
-            inbox=inbox,
-            search_engine=engine,
-            **numbers,
-            **overrides,
-        )
+        values: dict[str, Any] = {}
+        for setting in TABLE:
+            raw = env.get(setting.variable)
+            if setting.name in overrides and overrides[setting.name] is not None:
+                value = overrides[setting.name]
+            elif raw not in (None, "") and raw.strip():
+                value = setting.parse(raw)
+            else:
+                value = setting.default(values) if callable(setting.default) else setting.default
+            if setting.kind == "path":
+                value = Path(value).expanduser().resolve()
+            values[setting.name] = value
+        return cls(**values)
 
     def ensure_dirs(self) -> None:
         """Create the data folders (home, inbox, archive, failed, index parent) if missing."""
@@ -89,17 +200,14 @@ class SettingsError(ValueError):
     """A setting has a value the archive cannot use."""
 
 
-def documented_settings() -> list[tuple[str, str]]:
-    """Every environment variable the archive reads, with its default, for the README and its test."""
-    rows = [
-        ("NEWSARCHIVE_HOME", "./instance"),
-        ("NEWSARCHIVE_DATABASE_URL", "sqlite:///$NEWSARCHIVE_HOME/newsarchive.sqlite"),
-        ("NEWSARCHIVE_INDEX_DIR", "$NEWSARCHIVE_HOME/index"),
-        ("NEWSARCHIVE_INBOX", "$NEWSARCHIVE_HOME/inbox"),
-    ]
-    for f in dataclasses.fields(Settings):
-        if f.type == "int":
-            rows.append((ENV_PREFIX + f.name.upper(), f"{f.default:_}"))
-        elif f.type == "str" and f.name != "database_url":
-            rows.append((ENV_PREFIX + f.name.upper(), f.default))
-    return rows
+def settings_table() -> str:
+    """The README's settings table, in Markdown, made from TABLE."""
+    lines = ["| variable | type | default | meaning |", "| --- | --- | --- | --- |"]
+    for s in TABLE:
+        kind = "one of " + ", ".join(f"`{c}`" for c in s.choices) if s.kind == "choice" else s.kind
+        lines.append(f"| `{s.variable}` | {kind} | `{s.shown()}` | {s.meaning} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # python -m store.settings: print the table for the README
+    sys.stdout.write(settings_table() + "\n")

@@ -9,6 +9,7 @@ NEWSARCHIVE_TEST_BACKENDS=sqlite (or postgresql) runs one backend only.
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from contextlib import contextmanager
@@ -16,12 +17,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterator, Optional
 
+import psycopg
 import pytest
 from sqlalchemy.engine import make_url
 
 from ingest.pipeline import Ingester
 from store.db import make_engine, make_sessionmaker, upgrade
 from store.settings import Settings
+from webapp import create_app
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
@@ -36,7 +39,6 @@ BACKENDS = [
 @lru_cache(maxsize=1)
 def postgres_problem() -> Optional[str]:
     """None when the test PostgreSQL server answers, else why not."""
-    import psycopg
 
     url = make_url(POSTGRES_ADMIN_URL)
     try:
@@ -62,7 +64,6 @@ def database(backend: str) -> Iterator[Optional[str]]:
         if os.environ.get("NEWSARCHIVE_REQUIRE_POSTGRES"):
             pytest.fail(problem)
         pytest.skip(problem)
-    import psycopg
 
     admin = make_url(POSTGRES_ADMIN_URL)
     name = f"newsarchive_test_{uuid.uuid4().hex[:12]}"
@@ -171,7 +172,6 @@ SAMPLE_STORIES = [
 @pytest.fixture
 def sample_archive(migrated, tmp_path):
     """An archive holding the seed and SAMPLE_STORIES, ingested and indexed."""
-    import json
 
     folder = tmp_path / "sample"
     folder.mkdir()
@@ -184,7 +184,6 @@ def sample_archive(migrated, tmp_path):
 
 @pytest.fixture
 def app(sample_archive):
-    from webapp import create_app
 
     app = create_app(sample_archive)
     app.config.update(TESTING=True)

@@ -1,9 +1,12 @@
 """The one-pass analyzer yields exactly what Whoosh's own analyzer chains yield."""
 
+import pickle
+
 import pytest
 from whoosh.analysis import StandardAnalyzer, StemmingAnalyzer
+from whoosh.formats import Positions
 
-from search.analysis import NewsAnalyzer
+from search.analysis import FastPositions, NewsAnalyzer
 
 TEXTS = [
     "The Islamic State group has acknowledged for the first time that its fighters have been defeated.",
@@ -46,7 +49,6 @@ def test_same_tokens_as_whoosh(text, kwargs):
 
 
 def test_it_pickles_with_the_schema():
-    import pickle
 
     analyzer = pickle.loads(pickle.dumps(NewsAnalyzer()))
     assert [t.text for t in analyzer("refugees fled")] == [t.text for t in StemmingAnalyzer()("refugees fled")]
@@ -55,9 +57,6 @@ def test_it_pickles_with_the_schema():
 
 @pytest.mark.parametrize("text", TEXTS)
 def test_indexed_postings_are_the_same_as_whoosh_positions(text):
-    from whoosh.formats import Positions
-
-    from search.analysis import FastPositions
 
     for analyzer, reference in (
         (NewsAnalyzer(), StemmingAnalyzer()),

@@ -8,6 +8,7 @@ import time
 import urllib.request
 
 import pytest
+from playwright.sync_api import sync_playwright
 
 from .conftest import ROOT, cli_env
 
@@ -20,10 +21,6 @@ def _require_browser():
         if os.environ.get("NEWSARCHIVE_REQUIRE_BROWSER"):
             pytest.fail(f"no Chromium at {CHROMIUM}, and NEWSARCHIVE_REQUIRE_BROWSER is set")
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    try:
-        import playwright  # noqa: F401
-    except ImportError:
-        pytest.fail("playwright is a test dependency; install the project with its test extras")
 
 
 def free_port() -> int:
@@ -52,7 +49,9 @@ def server(sample_archive):
         except OSError:
             if time.monotonic() > deadline or process.poll() is not None:
                 process.kill()
-                raise RuntimeError("the server did not start: " + process.stdout.read().decode(errors="replace"))
+                raise RuntimeError(
+                    "the server did not start: " + process.stdout.read().decode(errors="replace")
+                ) from None
             time.sleep(0.2)
     yield url
     process.terminate()
@@ -61,7 +60,6 @@ def server(sample_archive):
 
 def test_search_facet_click_and_article_page_in_chromium(server, tmp_path):
     _require_browser()
-    from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         browser = p.chromium.launch(

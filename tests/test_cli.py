@@ -3,7 +3,10 @@
 import json
 
 from click.testing import CliRunner
+from sqlalchemy import inspect, text
 
+from search.index import VERSION_FILE, ArchiveIndex
+from store.db import make_engine
 from webapp.cli import cli
 
 from .conftest import SEED_FILE, cli_env
@@ -86,7 +89,6 @@ def test_search_text_output_and_errors(app):
 
 def test_stats_reports_a_damaged_index_and_reindex_repairs_it(settings):
     run(settings, "ingest", str(SEED_FILE))
-    from search.index import ArchiveIndex
 
     for path in ArchiveIndex(settings.index_dir).current_path().iterdir():
         path.write_bytes(b"not an index")
@@ -99,7 +101,6 @@ def test_stats_reports_a_damaged_index_and_reindex_repairs_it(settings):
 
 def test_an_index_built_by_an_older_schema_is_rebuilt_by_the_next_ingest(settings):
     run(settings, "ingest", str(SEED_FILE))
-    from search.index import VERSION_FILE, ArchiveIndex
 
     (ArchiveIndex(settings.index_dir).current_path() / VERSION_FILE).write_text("1\n")
     stats = json.loads(run(settings, "stats", "--json").output)
@@ -108,3 +109,35 @@ def test_an_index_built_by_an_older_schema_is_rebuilt_by_the_next_ingest(setting
     stats = json.loads(run(settings, "stats", "--json").output)
     assert stats["index_ok"] is True and stats["index_documents"] == 1
     assert json.loads(run(settings, "search", "kobani", "--json").output)["total"] == 1
+
+
+def _tables(settings):
+    engine = make_engine(settings)
+    try:
+        return sorted(inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+
+
+def test_read_only_commands_never_migrate_and_say_what_to_run(settings):
+    # A database that exists but has no migrations applied (an older install would be at an older revision).
+    engine = make_engine(settings)
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE unrelated (id INTEGER PRIMARY KEY)"))
+    engine.dispose()
+    for args in (["search", "kobani"], ["stats"]):
+        result = run(settings, *args)
+        assert result.exit_code == 1, args
+        assert "run `newsarchive db upgrade`" in result.output
+        assert "Traceback" not in result.output
+    assert _tables(settings) == ["unrelated"]  # nothing was created or migrated
+    assert run(settings, "db", "upgrade").exit_code == 0
+    assert "alembic_version" in _tables(settings)
+    assert run(settings, "stats").exit_code == 0
+
+
+def test_read_only_commands_do_not_create_a_missing_sqlite_database(tmp_path):
+    env = {"NEWSARCHIVE_HOME": str(tmp_path / "home"), "NEWSARCHIVE_DATABASE_URL": ""}
+    result = CliRunner().invoke(cli, ["stats"], env=env)
+    assert result.exit_code == 1 and "empty (no migrations applied)" in result.output
+    assert not (tmp_path / "home" / "newsarchive.sqlite").exists()

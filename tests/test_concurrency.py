@@ -11,6 +11,7 @@ import pytest
 
 from ingest.pipeline import Ingester
 from store.db import upgrade
+from webapp import create_app
 
 from .conftest import ROOT, SEED_FILE, cli_env, make_settings
 
@@ -70,7 +71,6 @@ def settings(tmp_path, database_url):
 
 
 def test_searches_are_answered_while_another_process_ingests(settings, tmp_path):
-    from webapp import create_app
 
     feed = tmp_path / "feed.jsonl"
     synthetic_feed(feed, 3000)
@@ -100,7 +100,6 @@ def test_searches_are_answered_while_another_process_ingests(settings, tmp_path)
 
 
 def test_reindex_while_searching_loses_no_request(settings, tmp_path):
-    from webapp import create_app
 
     feed = tmp_path / "feed.jsonl"
     synthetic_feed(feed, 2000, seed=2)

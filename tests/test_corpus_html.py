@@ -95,7 +95,7 @@ def test_ap_photo_captions_are_captions_credited_to_ap_and_not_body(archive):
         article = articles[key]
         ap = [c for c in article["captions"] if c[3] == "AP"]
         assert ap, (key, article["captions"])
-        for text, credit, photographer, agency in ap:
+        for text, credit, photographer, _agency in ap:
             assert credit and photographer, (key, text, credit)
             assert text[:60] not in article["body"] and credit not in article["body"]
         for text in markup:

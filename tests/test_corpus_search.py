@@ -8,7 +8,9 @@ import pytest
 from sqlalchemy import func, select
 
 from ingest.pipeline import Ingester
+from store.db import upgrade
 from store.models import Article, Caption, Place, Source, article_places
+from webapp import create_app
 
 from .conftest import BACKENDS, CORPUS, database, make_settings
 
@@ -22,8 +24,6 @@ def corpus_app(request, tmp_path_factory):
 
 
 def _corpus_app(tmp_path_factory, database_url):
-    from store.db import upgrade
-    from webapp import create_app
 
     home = tmp_path_factory.mktemp("corpus")
     settings = make_settings(home / "home", database_url)
@@ -61,7 +61,7 @@ def test_facet_counts_equal_sql_group_by_counts(corpus_app, client):
             years[str(day.year)] = years.get(str(day.year), 0) + 1
         credited = s.execute(select(Caption.article_id, Caption.photographer, Caption.agency, Caption.credit)).all()
     credits = {}
-    for article_id, value in {(a, p or g or c) for a, p, g, c in credited if p or g or c}:
+    for _article_id, value in {(a, p or g or c) for a, p, g, c in credited if p or g or c}:
         credits[value] = credits.get(value, 0) + 1
     assert answer["total"] == total
     facets = {f: {v["value"]: v["count"] for v in answer["facets"][f]} for f in answer["facets"]}

@@ -16,9 +16,11 @@ import datetime as dt
 import math
 import random
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
+import whoosh
 import whoosh.index
 from whoosh import query
 
@@ -334,7 +336,7 @@ class Reference:
         key = repr(q)  # the same words come back in many requests: ask Whoosh once per query
         if key not in self._hits:
             ids, scores = self.engine.evaluate(q)
-            self._hits[key] = dict(zip(ids.tolist(), scores.tolist()))
+            self._hits[key] = dict(zip(ids.tolist(), scores.tolist(), strict=False))
         return self._hits[key]
 
     def allowed(self, request: SearchRequest, skip: str = "") -> set[int] | None:
@@ -421,7 +423,7 @@ class Reference:
         texts = self.texts([self.searcher.stored_fields(d)["id"] for d in best])
         top = max(final[d] for d in best)
         model: Counter = Counter()
-        for d, text in zip(best, texts):
+        for d, text in zip(best, texts, strict=False):
             terms = Counter(analyse(text))
             length = sum(terms.values()) or 1
             for term, count in terms.items():
@@ -491,7 +493,7 @@ def assert_same_ranking(ours, theirs, context, by_score):
     if not by_score:  # listed by date: scores mean nothing
         assert [i for i, _ in ours] == [i for i, _ in theirs], context
         return
-    for (a_id, a_score), (b_id, b_score) in zip(ours, theirs):
+    for (_a_id, a_score), (_b_id, b_score) in zip(ours, theirs, strict=False):
         assert math.isclose(a_score, b_score, rel_tol=1e-6, abs_tol=1e-9), context
 
     # Documents whose scores differ by less than float noise may come in either order: compare the ids
@@ -560,7 +562,7 @@ def test_an_untested_whoosh_version_searches_with_plain_whoosh(searcher, index_d
     writer.cancel()
     plain_searcher = ArchiveSearcher(searcher, SegmentCache())
     assert isinstance(plain_searcher.view.engine, WhooshEngine)
-    for request, expected in zip(requests, fast):
+    for request, expected in zip(requests, fast, strict=False):
         found = plain_searcher.search(request)
         assert found.total == expected.total and found.facets == expected.facets, request
         assert_same_ranking(
@@ -569,9 +571,6 @@ def test_an_untested_whoosh_version_searches_with_plain_whoosh(searcher, index_d
 
 
 def test_the_pinned_whoosh_is_the_tested_one():
-    from pathlib import Path
-
-    import whoosh
 
     assert tuple(whoosh.__version__[:3]) in internals.TESTED_VERSIONS
     pyproject = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()

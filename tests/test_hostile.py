@@ -5,6 +5,7 @@ import gzip
 import json
 import os
 import random
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 from ingest.errors import InputError
 from ingest.pipeline import Ingester
 from ingest.readers import read_bytes
+from webapp import create_app
 
 FUZZ = hsettings(
     max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
@@ -151,7 +153,6 @@ def test_a_run_over_hostile_files_always_completes_and_accounts_for_every_file(i
 
 
 def test_a_gzip_bomb_is_stopped_at_the_unpacked_limit(migrated, inbox):
-    from dataclasses import replace
 
     settings = replace(migrated, max_unpacked_bytes=5_000_000)
     (inbox / "bomb.txt.gz").write_bytes(gzip.compress(b"A" * 200_000_000, compresslevel=9))
@@ -179,7 +180,6 @@ def test_search_parameters_never_cause_a_500(client, params, q):
 
 @pytest.fixture
 def hostile_app(migrated, tmp_path):
-    from webapp import create_app
 
     story = {
         "headline": "<script>alert('headline')</script> Harbour reopens",

@@ -1,8 +1,11 @@
 import pytest
 from alembic import command
-from sqlalchemy import inspect
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect, text
 
-from store.db import alembic_config, make_engine, upgrade
+from store.db import alembic_config, make_engine, revisions, upgrade
+from store.models import Base
 
 
 def test_upgrade_head_on_an_empty_database_matches_the_models(settings):
@@ -13,9 +16,26 @@ def test_upgrade_head_on_an_empty_database_matches_the_models(settings):
     assert {"articles", "captions", "sources", "places", "article_places", "ingest_files"} <= tables
 
 
-def test_upgrade_twice_is_harmless(settings):
+def test_upgrade_twice_keeps_the_data_and_stays_at_head(settings):
     upgrade(settings)
+    engine = make_engine(settings)
+    with engine.begin() as connection:
+        connection.execute(text("INSERT INTO sources (name) VALUES ('Reuters')"))
     upgrade(settings)
+    current, head = revisions(settings)
+    assert current == head is not None
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT name FROM sources")).scalars().all() == ["Reuters"]
+    engine.dispose()
+
+
+def test_the_migrated_schema_is_the_models_schema(settings):
+    upgrade(settings)
+    engine = make_engine(settings)
+    with engine.connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+    engine.dispose()
+    assert differences == []
 
 
 def test_sqlite_runs_in_wal_mode(migrated):

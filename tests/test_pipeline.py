@@ -3,6 +3,7 @@
 import gzip
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -197,7 +198,6 @@ def test_display_path_keeps_undecodable_names_storable():
 
 
 def test_a_deleted_or_damaged_index_is_rebuilt_by_the_next_ingest(ingester, inbox, sessions):
-    import shutil
 
     (inbox / "a.txt").write_text(GOOD)
     ingester.run()

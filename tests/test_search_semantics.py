@@ -14,6 +14,7 @@ from ingest.indexing import article_docs
 from ingest.pipeline import Ingester
 from search.index import ArchiveIndex
 from store.db import make_engine, make_sessionmaker, upgrade
+from webapp import create_app
 
 from .conftest import SEED_FILE, make_settings
 
@@ -104,7 +105,6 @@ STORIES = [
 
 @pytest.fixture(scope="module")
 def typed_app(tmp_path_factory):
-    from webapp import create_app
 
     home = tmp_path_factory.mktemp("typed")
     settings = make_settings(home / "home", None)

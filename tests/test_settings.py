@@ -1,8 +1,9 @@
+import re
 from pathlib import Path
 
 import pytest
 
-from store.settings import Settings, SettingsError, documented_settings
+from store.settings import TABLE, Setting, Settings, SettingsError, settings_table
 
 
 def test_defaults_follow_the_spec(tmp_path):
@@ -46,7 +47,47 @@ def test_a_bad_number_is_a_clear_error(tmp_path):
         Settings.from_env({"NEWSARCHIVE_HOME": str(tmp_path), "NEWSARCHIVE_MAX_FILE_BYTES": "lots"})
 
 
-def test_every_setting_is_documented_in_the_readme():
+def test_the_readme_settings_table_is_the_settings_table():
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    for name, _default in documented_settings():
-        assert f"`{name}`" in readme, f"{name} is not in the README's settings table"
+    block = re.search(r"<!-- settings table:[^\n]*-->\n(.*?)\n<!-- end of settings table -->", readme, re.S)
+    assert block, "the README has no settings table between its markers"
+    assert block.group(1) == settings_table(), "regenerate it: python -m store.settings"
+
+
+def test_the_table_and_the_settings_class_name_the_same_settings():
+    assert [s.name for s in TABLE] == list(Settings.__dataclass_fields__)
+
+
+@pytest.mark.parametrize(
+    "variable, raw, message",
+    [
+        ("NEWSARCHIVE_INDEX_PROCS", "0", "NEWSARCHIVE_INDEX_PROCS must be at least 1, not '0'"),
+        ("NEWSARCHIVE_SETTLE_MS", "-5", "NEWSARCHIVE_SETTLE_MS must be at least 0"),
+        ("NEWSARCHIVE_SEARCH_ENGINE", "fast", "NEWSARCHIVE_SEARCH_ENGINE must be auto, numpy or whoosh, not 'fast'"),
+        ("NEWSARCHIVE_DATABASE_URL", "not a url", "NEWSARCHIVE_DATABASE_URL must be a database URL"),
+        ("NEWSARCHIVE_SEARCH_CACHE_MB", "1.5", "NEWSARCHIVE_SEARCH_CACHE_MB must be a whole number, not '1.5'"),
+    ],
+)
+def test_every_bad_value_names_its_variable_and_what_it_must_be(tmp_path, variable, raw, message):
+    with pytest.raises(SettingsError, match=re.escape(message)):
+        Settings.from_env({"NEWSARCHIVE_HOME": str(tmp_path), variable: raw})
+
+
+def test_values_of_every_kind_are_parsed(tmp_path):
+    assert Setting("x", "float", 1.0, "").parse(" 2.5 ") == 2.5
+    assert Setting("x", "float", 1.0, "", minimum=0).parse("1_000.5") == 1000.5
+    with pytest.raises(SettingsError, match="NEWSARCHIVE_X must be a number, not 'fast'"):
+        Setting("x", "float", 1.0, "").parse("fast")
+    for raw, value in [("true", True), ("YES", True), ("1", True), ("off", False), ("0", False), ("false", False)]:
+        assert Setting("x", "bool", False, "").parse(raw) is value
+    with pytest.raises(SettingsError, match="NEWSARCHIVE_X must be true or false, not 'maybe'"):
+        Setting("x", "bool", False, "").parse("maybe")
+    assert Setting("x", "path", ".", "").parse("~/data") == Path("~/data").expanduser().resolve()
+    assert Setting("x", "str", "", "").parse(" Europe/London ") == "Europe/London"
+    s = Settings.from_env({"NEWSARCHIVE_HOME": str(tmp_path), "NEWSARCHIVE_SEARCH_ENGINE": "whoosh"})
+    assert s.search_engine == "whoosh" and isinstance(s.index_procs, int)
+
+
+def test_an_unknown_override_is_refused(tmp_path):
+    with pytest.raises(TypeError, match="unknown settings: colour"):
+        Settings.from_env({}, home=tmp_path, colour="blue")

@@ -6,7 +6,7 @@ import time
 from sqlalchemy import func, select
 
 from ingest.pipeline import Ingester, watch
-from store.db import upgrade
+from store.db import make_engine, make_sessionmaker, upgrade
 from store.models import Article, IngestFile
 
 from .conftest import make_settings
@@ -50,7 +50,6 @@ def test_a_slowly_written_file_is_read_once_and_only_when_complete(tmp_path, dat
             thread.join(10)
     assert sorted(r.status for r in results) == ["ingested", "ingested"]
     assert (settings.archive_dir / "slow.txt").read_text().endswith("The end of the story.\n")
-    from store.db import make_engine, make_sessionmaker
 
     engine = make_engine(settings)
     with make_sessionmaker(engine)() as s:

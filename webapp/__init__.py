@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Optional
 
-from flask import Flask, g, jsonify, render_template, request
+from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from search.index import IndexMissing
 from search.request import BadRequest
 from store.read import Archive
 from store.settings import Settings
+
+from . import api, views
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
@@ -30,8 +32,6 @@ def create_app(settings: Optional[Settings] = None) -> Flask:
     app.json.ensure_ascii = False
     archive = Archive(settings)
     app.extensions["newsarchive"] = archive
-
-    from . import api, views
 
     app.register_blueprint(api.bp)
     app.register_blueprint(views.bp)
@@ -62,19 +62,6 @@ def create_app(settings: Optional[Settings] = None) -> Flask:
         return _error(500, "internal_error", "something went wrong on our side; the error has been logged")
 
     return app
-
-
-def get_archive() -> Archive:
-    from flask import current_app
-
-    return current_app.extensions["newsarchive"]
-
-
-def request_searcher():
-    """The searcher for this request: one per request, reused from this thread's last request when current."""
-    if "searcher" not in g:
-        g.searcher = get_archive().searcher()
-    return g.searcher
 
 
 def wants_json() -> bool:

@@ -6,7 +6,7 @@ from flask import Blueprint, jsonify, request
 
 from search.request import parse_request
 
-from . import get_archive, request_searcher
+from .context import get_archive, request_searcher
 from .openapi import openapi_document
 
 bp = Blueprint("api", __name__)

@@ -180,7 +180,8 @@ def openapi_document() -> dict:
                         "match": {
                             "type": "string",
                             "enum": ["all", "most", "url", "list"],
-                            "description": "all: every word and required part matched (also any query with AND/OR/NOT); most: "
+                            "description": "all: every word and required part matched "
+                            "(also any query with AND/OR/NOT); most: "
                             "fewer than a page held every word, so articles holding any of the words are ranked, "
                             "those holding the typed words as a run first, then by BM25F with relevance feedback; "
                             "url: the article stored with the URL in the query; list: no words to look for, the "

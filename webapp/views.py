@@ -9,7 +9,7 @@ from flask import Blueprint, abort, render_template, request
 from search.request import BadRequest, SearchRequest, parse_request
 from search.schema import FACETS
 
-from . import get_archive, request_searcher
+from .context import get_archive, request_searcher
 
 bp = Blueprint("views", __name__)
 

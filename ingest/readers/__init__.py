@@ -19,6 +19,9 @@ from ..errors import InputError, RecordError
 from ..extract import enrich
 from ..normalise import decode_bytes
 from ..records import ArticleData
+from .html import read_html
+from .jsonfmt import article_from_object, parse_json_document, parse_json_line
+from .text import read_text
 
 GZIP_MAGIC = b"\x1f\x8b"
 FORMATS = ("text", "html", "json", "jsonl")
@@ -147,8 +150,6 @@ def iter_units(stream: io.BufferedReader, fmt: str, limits: Limits) -> Iterator[
         return
     text, _ = decode_bytes(stream.read())
     if fmt == "json":
-        from .jsonfmt import parse_json_document
-
         objects = parse_json_document(text)
         if not objects:
             raise InputError("the JSON holds no articles (an empty list)")
@@ -167,8 +168,6 @@ def parse_unit(unit: Unit, limits: Limits | None = None) -> ArticleData:
     """Turn one unit into an enriched article; raise InputError with the reason when it holds none."""
     limits = limits or Limits()
     if unit.format == "jsonl-line":
-        from .jsonfmt import article_from_object, parse_json_line
-
         if len(unit.payload) > limits.max_record_bytes:
             raise InputError(
                 f"the record is {len(unit.payload):_} bytes, over max_record_bytes={limits.max_record_bytes:_}"
@@ -176,16 +175,10 @@ def parse_unit(unit: Unit, limits: Limits | None = None) -> ArticleData:
         text, _ = decode_bytes(unit.payload)
         article = article_from_object(parse_json_line(text))
     elif unit.format == "json-object":
-        from .jsonfmt import article_from_object
-
         article = article_from_object(unit.payload)
     elif unit.format == "html":
-        from .html import read_html
-
         article = read_html(unit.payload)
     elif unit.format == "text":
-        from .text import read_text
-
         article = read_text(unit.payload)
     else:
         raise InputError(f"unknown format {unit.format!r}")

@@ -11,12 +11,15 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+import htmldate
+import lxml.html
 from bs4 import BeautifulSoup
 
 from .. import dates
 from ..credits import find_agency
 from ..errors import InputError
-from ..normalise import clean_text, collapse
+from ..extract import identify_language
+from ..normalise import clean_text, collapse, split_paragraphs
 from ..records import ArticleData, CaptionData
 from .htmlbody import join_split_body, link_texts, main_text, prune, text_of_article_body, word_count, words
 from .htmlcaptions import extract_captions
@@ -36,7 +39,7 @@ def _soup(html: str) -> BeautifulSoup:
     try:
         return BeautifulSoup(html, "lxml")
     except RecursionError:
-        raise InputError("the HTML is nested too deeply to read")
+        raise InputError("the HTML is nested too deeply to read") from None
 
 
 def fragment_paragraphs(html: str) -> tuple[list[str], list[CaptionData]]:
@@ -47,8 +50,6 @@ def fragment_paragraphs(html: str) -> tuple[list[str], list[CaptionData]]:
         tag.decompose()
     paragraphs = [t for t in (collapse(p.get_text(" ")) for p in soup.find_all("p")) if t]
     if not paragraphs:
-        from ..normalise import split_paragraphs
-
         paragraphs = split_paragraphs(soup.get_text("\n"))
     return paragraphs, captions
 
@@ -65,7 +66,7 @@ def read_html(html: str) -> ArticleData:
         cleaned = str(soup)
         links = link_texts(soup)
     except RecursionError:
-        raise InputError("the HTML is nested too deeply to read")
+        raise InputError("the HTML is nested too deeply to read") from None
     del soup
     try:
         paragraphs = main_text(cleaned)
@@ -73,7 +74,7 @@ def read_html(html: str) -> ArticleData:
         if words(paragraphs) < MIN_BODY_WORDS:
             paragraphs = main_text(cleaned, favor_precision=False) or paragraphs
     except RecursionError:
-        raise InputError("the HTML is nested too deeply to read")
+        raise InputError("the HTML is nested too deeply to read") from None
     headline = page.headline or ""
     paragraphs = _strip_headings(paragraphs, headline, page)
     caption_keys = {_key(c.text) for c in captions}
@@ -94,8 +95,6 @@ def read_html(html: str) -> ArticleData:
 def _date_from_markup(html: str, url: Optional[str]):
     """The publication date htmldate finds in the page's markup or URL (no text search: a date the story
     mentions is not its own), for pages whose metadata states none."""
-    import htmldate
-    import lxml.html
 
     try:
         tree = lxml.html.fromstring(html)
@@ -118,8 +117,6 @@ def _language(declared: Optional[str], headline: str, paragraphs: list[str]) -> 
     text = headline + "\n" + "\n".join(paragraphs)
     if word_count(text) < LANGUAGE_CHECK_WORDS:
         return declared
-    from ..extract import identify_language
-
     detected, confidence = identify_language(text, max_chars=5000)
     if detected and detected != declared and confidence >= LANGUAGE_OVERRIDE_CONFIDENCE:
         return detected
@@ -173,5 +170,8 @@ def _no_article_reason(paragraphs: list[str], links: list[str]) -> str:
     if n == 0:
         return "no article text found in the HTML page"
     if n >= MIN_BODY_WORDS:
-        return f"no article text found in the HTML page (its {n} words of main text are the texts of links: a menu or an index page)"
+        return (
+            f"no article text found in the HTML page (its {n} words of main text are the texts of links: "
+            "a menu or an index page)"
+        )
     return f"no article text found in the HTML page (only {n} words of text outside navigation and page furniture)"

@@ -10,6 +10,7 @@ from ..credits import caption_from_parts, find_agency, split_caption
 from ..errors import InputError
 from ..normalise import clean_text, collapse, split_paragraphs
 from ..records import ArticleData, CaptionData, PlaceData
+from .html import fragment_paragraphs
 
 HEADLINE_KEYS = ("headline", "title", "hed", "head", "name")
 BODY_KEYS = (
@@ -68,9 +69,9 @@ def parse_json_document(text: str) -> list[Any]:
     try:
         value = json.loads(text)
     except RecursionError:
-        raise InputError("the JSON is nested too deeply to read")
+        raise InputError("the JSON is nested too deeply to read") from None
     except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+        raise InputError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
     if isinstance(value, dict):
         for key in WRAPPER_KEYS:
             if isinstance(value.get(key), list) and not _first(value, HEADLINE_KEYS + BODY_KEYS):
@@ -86,9 +87,9 @@ def parse_json_line(line: str) -> Any:
     try:
         value = json.loads(line)
     except RecursionError:
-        raise InputError("the JSON is nested too deeply to read")
+        raise InputError("the JSON is nested too deeply to read") from None
     except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg} at column {exc.colno}")
+        raise InputError(f"invalid JSON: {exc.msg} at column {exc.colno}") from exc
     return value
 
 
@@ -264,6 +265,4 @@ def _looks_like_html(text: str) -> bool:
 
 
 def _html_fragment(html: str) -> tuple[list[str], list[CaptionData]]:
-    from .html import fragment_paragraphs
-
     return fragment_paragraphs(html)
