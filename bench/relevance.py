@@ -334,6 +334,13 @@ def main() -> int:
         if q_module.FEEDBACK_DOCS
         else "no relevance feedback"
     )
+    tiers = (
+        f"words-matched tiers for words in at most {q_module.TIER_MAX_SHARE:g} of the articles"
+        if q_module.TIER_MAX_SHARE > 0
+        else "no words-matched tiers"
+    )
+    if q_module.ALL_WORDS_FIRST:
+        tiers += ", articles holding every word first"
     judged_rows = "\n".join(f"| {' | '.join(r)} |" for r in table)
     n_rel = sum(len(q["relevant"]) for q in questions)
     n_judged = sum(len(q["judged"]) for q in questions)
@@ -341,8 +348,7 @@ def main() -> int:
 
 `python -m bench.relevance` (run by `make bench`), {today()}, {machine()}.
 Collection: every BBC article and the first Reuters chunk, ingested with `newsarchive ingest`: {len(rows):,}
-stored articles. The archive searches with field weights {weights}, words-matched tiers for words in at
-most {q_module.TIER_MAX_SHARE:g} of the articles, and {feedback} (chosen on the development questions with
+stored articles. The archive searches with field weights {weights}, {tiers}, and {feedback} (chosen on the development questions with
 `--tune`). Result: judged questions **{"pass" if judged_pass else "FAIL"}** (MAP and P@10 on the held-back
 questions at least the best anchor's), known items **{"pass" if known_pass else "FAIL"}**.
 

@@ -20,7 +20,7 @@ class Agency:
 
 AGENCIES = (
     Agency("AP", "The Associated Press", ("AP", "Associated Press", "The Associated Press", "AP Images")),
-    Agency("Reuters", "Reuters", ("Reuters", "Thomson Reuters", "Reuters Pictures")),
+    Agency("Reuters", "Reuters", ("Reuters", "Reuter", "Thomson Reuters", "Reuters Pictures")),
     Agency("AFP", "Agence France-Presse", ("AFP", "Agence France-Presse", "Agence France Presse", "AFP Images")),
     Agency("Getty Images", "Getty Images", ("Getty Images", "Getty")),
     Agency("EPA-EFE", "EPA-EFE", ("EPA-EFE", "EPA EFE")),

@@ -8,43 +8,95 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import dates
-from .credits import source_for
+from .credits import find_agency, source_for
 from .places import find_places, gazetteer
 from .records import ArticleData
 
 _CAPS_WORD = r"[A-Z][A-Z'’.\-]*[A-Z.]"
+_TITLE_WORD = r"[A-Z](?:[a-z]|['’][A-Z])[A-Za-z'’.\-]*"
+_WEEKDAY = r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day"
+_NOT_A_MONTH = r"(?!(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d|" + _WEEKDAY + r"\b)"
+_REGION = r",[ ]+" + _NOT_A_MONTH + r"[A-Z][A-Za-z'’.\-]*(?:[ ][A-Z][A-Za-z'’.\-]*)*"
+_CAPS_PLACE = _CAPS_WORD + r"(?:[ ]+" + _CAPS_WORD + r")*(?:" + _REGION + r"){0,2}"
 _DATELINE = re.compile(
-    r"^(?P<place>" + _CAPS_WORD + r"(?:[ /]+" + _CAPS_WORD + r")*"
-    r"(?:,[ ]+[A-Z][A-Za-z'’.\-]*(?:[ ][A-Z][A-Za-z'’.\-]*)*){0,2})"
-    r"(?:,[ ]+(?P<date>" + dates._MONTH + r"[ ]+\d{1,2}(?:,[ ]+\d{4})?))?"
-    r"[ ]*(?:\((?P<agency>[A-Za-z][A-Za-z .&'-]{0,40})\))?"
-    r"[ ]*(?P<dash>--|[-—–:])[ ]*"
+    # An editor's note before the story ("(Adds analyst comment)", "(Corrects name in item one)").
+    r"^(?:\((?!" + r"[A-Za-z .&'-]{0,40}\)\s*(?:--|[-—–:]))[^()]{3,240}\)\s*)?"
+    # A byline run into the dateline ("By Emily Kaiser CHICAGO, ...").
+    r"(?:By[ ]+"
+    + _TITLE_WORD
+    + r"(?:[ ]+(?:"
+    + _TITLE_WORD
+    + r"|and|de|da|la|le|del|della|der|den|van|von|du|dos|bin|ibn|al-"
+    + _TITLE_WORD
+    + r")){0,5}\s+)?"
+    # The place in capitals, with up to two regions ("SAN JOSE, Calif."), or in title case before a known
+    # agency's tag ("Washington (Reuters) -"); it may be missing when an agency tag stands alone.
+    r"(?:(?P<place>" + _CAPS_PLACE + r"(?:[ ]*/[ ]*" + _CAPS_PLACE + r")*)"
+    r"|(?P<titled>" + _TITLE_WORD + r"(?:[ ]" + _TITLE_WORD + r"){0,3}(?:" + _REGION + r"){0,2}))?"
+    # The date: "Oct 20", "Jan. 5, 1987", "February 26"; after a comma or not ("WASHINGTON Nov 14").
+    r"(?:,?[ ]*(?P<date>" + dates._MONTH + r"[ ]+\d{1,2}(?:,[ ]+\d{4})?(?![\d:])|" + _WEEKDAY + r"))?"
+    # The agency's tag, then a dash (which an agency's tag may go without), or a dash alone.
+    r"[ ]*(?:\((?P<agency>[A-Za-z][A-Za-z .&'-]{0,40})\)[ ]*(?P<dash>--|[-—–:])?|(?P<bare>--|[-—–:]))\s*"
 )
+_LONG_DASHES = ("—", "–", "--")
 
 
 @dataclass
 class Dateline:
-    place: str
+    place: Optional[str]  # None when the dateline is an agency tag alone: "(Reuters) - ..."
     date_text: Optional[str]
     agency: Optional[str]
 
 
 def find_dateline(paragraph: str) -> Optional[Dateline]:
-    """The dateline opening a story: "BEIRUT (AP) —", "ANCHORAGE, Alaska (Reuters) -",
-    "NEW YORK, Oct 20 (Reuters) -"."""
-    m = _DATELINE.match(paragraph[:200])
+    """The dateline opening a story, in the styles of every wire era: "BEIRUT (AP) —",
+    "ANCHORAGE, Alaska (Reuters) -", "NEW YORK, Oct 20 (Reuters) -", "CITY, Feb 26 -",
+    "CITY, Jan. 5 (UPI) --", "SAN JOSE, Calif., March 3 -", "(Reuters) -", with an editor's note or a
+    run-in byline before it. None for an ordinary sentence."""
+    m = _DATELINE.match(paragraph[:400])
     if not m:
         return None
-    place = " ".join(m.group("place").split())
-    first = re.split(r"[,/]", place)[0].strip()
-    if len(first.replace(".", "").replace(" ", "")) < 3:
+    place = " ".join(m.group("place").split()) if m.group("place") else None
+    titled = " ".join(m.group("titled").split()) if m.group("titled") else None
+    agency = m.group("agency").strip() if m.group("agency") else None
+    date_text = m.group("date")
+    dash_group = "dash" if m.group("dash") else "bare"
+    dash = m.group(dash_group)
+    if (
+        dash == "-"
+        and not paragraph[m.start(dash_group) - 1 : m.start(dash_group)].isspace()
+        and m.end(dash_group) < len(paragraph)
+    ):
+        if not paragraph[m.end(dash_group)].isspace():
+            return None  # a hyphenated word ("U.S.-led"), not a dash
+    first = re.split(r"[,/]", place)[0].strip() if place else None
+    if first is not None and len(first.replace(".", "").replace(" ", "")) < 3:
         return None
-    agency = m.group("agency")
-    if agency is None:
-        # Without an agency tag only a dash after a known place name makes a dateline ("WASHINGTON —").
-        if m.group("dash") not in ("—", "–", "--") or not gazetteer().lookup(first):
+    if titled is not None:
+        # A title-case place only before a known agency's tag: "Washington (Reuters) -".
+        if agency is None or find_agency(agency) is None:
             return None
-    return Dateline(place=place, date_text=m.group("date"), agency=agency.strip() if agency else None)
+        place = titled
+    if agency is not None:
+        if (place is None and date_text is None) or dash is None:
+            if find_agency(agency) is None:
+                return None  # "(Adds details) -" is a note, not a dateline; a tag without a dash must be an agency's
+        return Dateline(place=place, date_text=date_text, agency=agency)
+    if dash is None:
+        return None
+    if place is None:
+        return None
+    if date_text is not None and dash != ":":
+        return Dateline(place=place, date_text=date_text, agency=None)  # "CITY, Feb 26 -"
+    # Without an agency or a date only a known place name before a dash makes a dateline ("WASHINGTON —");
+    # a plain hyphen or a colon must be followed by a new sentence.
+    if not gazetteer().lookup(first):
+        return None
+    if dash not in _LONG_DASHES:
+        rest = paragraph[m.end() : m.end() + 1]
+        if not (rest[:1].isupper() or rest[:1] in "\"'“‘"):
+            return None
+    return Dateline(place=place, date_text=None, agency=None)
 
 
 def identify_language(text: str, max_chars: int = 1000) -> tuple[Optional[str], float]:
@@ -77,7 +129,7 @@ def enrich(article: ArticleData) -> ArticleData:
         dateline = find_dateline(paragraph)
         if dateline:
             break
-    if dateline and not article.dateline:
+    if dateline and dateline.place and not article.dateline:
         article.dateline = dateline.place
     if not article.source:
         if dateline and dateline.agency:

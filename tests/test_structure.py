@@ -119,3 +119,14 @@ def test_the_checks_see_the_code():
     # Guards the tests above against passing because they read nothing.
     assert len(list(modules())) > 30
     assert ("store.settings", 1) in [(t, 1) for t, _ in imports(ROOT / "store" / "read.py")]
+
+
+def test_no_private_name_is_imported_from_another_package():
+    private = []
+    for path in modules():
+        own = path.relative_to(ROOT).parts[0]
+        for target, line in imports(path):
+            parts = target.split(".")
+            if parts[0] in PACKAGES and parts[0] != own and any(p.startswith("_") for p in parts[1:]):
+                private.append(f"{path.relative_to(ROOT)}:{line} imports {target}")
+    assert not private, "\n".join(private)
