@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Mapping, Optional, Sequence
 
 from .normalise import collapse
 from .records import CaptionData
@@ -49,6 +49,22 @@ AGENCIES = (
 )
 
 _ALIAS = {alias.casefold(): agency for agency in AGENCIES for alias in agency.aliases}
+_BUILT_IN_ALIAS = dict(_ALIAS)
+
+
+def use_source_table(table: Mapping[str, Sequence[str]]) -> None:
+    """Add the user's source names ({"BBC News": ["BBC", "BBC Online"]}) to the built-in agencies: each name
+    and alias then stands for its canonical name, as a source and in credits. A user's name wins over a
+    built-in alias. Called with {} it restores the built-in table."""
+    aliases = dict(_BUILT_IN_ALIAS)
+    for canonical, others in table.items():
+        agency = Agency(canonical, canonical, (canonical, *others))
+        for alias in agency.aliases:
+            aliases[alias.casefold()] = agency
+    _ALIAS.clear()
+    _ALIAS.update(aliases)
+
+
 _PHOTO_WORDS = r"(?:Photos?|Photograph|Pictures?|Images|Foto|Video)"
 _AGENCY_PART = re.compile(r"^(?P<name>.+?)(?:\s+" + _PHOTO_WORDS + r")?$", re.I)
 

@@ -9,6 +9,7 @@ from typing import Optional
 
 from . import dates
 from .credits import find_agency, source_for
+from .folders import NONE, FolderDefaults
 from .places import find_places, gazetteer
 from .records import ArticleData
 
@@ -117,12 +118,14 @@ def detect_language(text: str) -> Optional[str]:
     return language if confidence >= 0.2 else None
 
 
-def enrich(article: ArticleData) -> ArticleData:
+def enrich(article: ArticleData, defaults: FolderDefaults = NONE) -> ArticleData:
     """Fill what the reader left empty from the article's own text, in order of trust.
 
     The source: the file's metadata, else the dateline's agency tag, else a source tag after the captions
-    ("(The Associated Press)"). The date: the file's metadata, else a dated dateline, else the day its
-    captions say the pictures were taken; the last two set `date_inferred`.
+    ("(The Associated Press)"), else the folder's default. The language: the file's, else the folder's, else
+    detected from the text. A time the file gives without an offset is in the folder's time zone. The date:
+    the file's metadata, else a dated dateline, else the day its captions say the pictures were taken; the
+    last two set `date_inferred`.
     """
     dateline = None
     for paragraph in article.paragraphs[:2]:
@@ -136,6 +139,11 @@ def enrich(article: ArticleData) -> ArticleData:
             article.source = source_for(dateline.agency)
         elif article.source_hints:
             article.source = source_for(article.source_hints[0])
+        elif defaults.source:
+            article.source = source_for(defaults.source)
+    zone = defaults.zone
+    if zone and isinstance(article.published, dt.datetime) and article.published.tzinfo is None:
+        article.published = article.published.replace(tzinfo=zone)
     if article.published is None:
         inferred: Optional[dt.date] = None
         if dateline and dateline.date_text:
@@ -149,5 +157,5 @@ def enrich(article: ArticleData) -> ArticleData:
         texts = [article.headline, *article.paragraphs, *(c.text for c in article.captions)]
         article.places = find_places(texts, article.dateline)
     if not article.language:
-        article.language = detect_language(article.headline + "\n" + article.body)
+        article.language = defaults.language or detect_language(article.headline + "\n" + article.body)
     return article

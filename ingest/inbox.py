@@ -157,6 +157,7 @@ def move_file(source: Path, destination: Path) -> None:
 def write_error_file(destination: Path, payload: dict) -> Path:
     """Write `<name>.error.json` beside a quarantined file."""
     path = Path(str(destination) + ERROR_SUFFIX)
+    path.parent.mkdir(parents=True, exist_ok=True)  # failed/<subfolder>/ may not exist yet
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(tmp, path)

@@ -34,10 +34,12 @@ from tqdm import tqdm
 from search.index import ArchiveIndex
 from store.db import make_engine, make_sessionmaker
 from store.models import IngestFile, utcnow
-from store.settings import Settings
+from store.settings import Settings, SettingsError
 
 from . import indexing
+from .credits import use_source_table
 from .errors import InputError, RecordError
+from .folders import FolderDefaults, FolderDefaultsCache, load_source_table
 from .inbox import (
     InputFile,
     discover,
@@ -151,6 +153,12 @@ class Ingester:
         self.index = ArchiveIndex(settings.index_dir)
         self.store = ArticleStore()
         self.limits = Limits(settings.max_unpacked_bytes, settings.max_record_bytes)
+        try:
+            self.source_table = load_source_table(settings.sources_file)
+        except ValueError as exc:
+            raise SettingsError(f"NEWSARCHIVE_SOURCES_FILE: {exc}") from None
+        use_source_table(self.source_table)
+        self.folder_defaults = FolderDefaultsCache()
         if workers is None:
             workers = settings.ingest_workers or os.cpu_count() or 1
         self.workers = workers
@@ -180,6 +188,7 @@ class Ingester:
     def ingest_files(self, files: list[InputFile], *, progress: bool = False, sync_index: bool = True) -> RunSummary:
         """Ingest these files one by one, feeding the index as they are stored; then sync what is left."""
         summary = RunSummary()
+        self.folder_defaults = FolderDefaultsCache()  # read afresh each run: an edit applies to the next files
         bar = _progress_bar(len(files)) if progress else None
         feeder = self.feeder() if sync_index else None
         many = len(files) >= MANY_FILES
@@ -264,6 +273,7 @@ class Ingester:
         feeder: Optional[indexing.IndexFeeder],
         many_files: bool,
     ) -> FileResult:
+        defaults = self.folder_defaults.for_file(f.path, self.settings.inbox if f.in_inbox else None)
         stream, _ = open_unpacked(data, self.limits)
         fmt = sniff(stream, f.path.name)
         units = iter_units(stream, fmt, self.limits)
@@ -292,7 +302,7 @@ class Ingester:
                     parallel_index=parallel_index,
                 )
                 batch: list[ArticleData] = []
-                for item in self._parse(units):
+                for item in self._parse(units, defaults):
                     if isinstance(item, RecordError):
                         result.errors.append({"line": item.line, "reason": safe_text(item.reason)})
                         continue
@@ -325,7 +335,9 @@ class Ingester:
             self._move(f.path, destination)
         return result
 
-    def _parse(self, units: Iterator[Unit | RecordError]) -> Iterator[ArticleData | RecordError]:
+    def _parse(
+        self, units: Iterator[Unit | RecordError], defaults: FolderDefaults
+    ) -> Iterator[ArticleData | RecordError]:
         """Parse units in order; past PARALLEL_MIN_UNITS, in worker processes with a bounded window in flight."""
         buffered: list = []
         for item in units:
@@ -333,7 +345,7 @@ class Ingester:
             if len(buffered) >= PARALLEL_MIN_UNITS and self.workers > 1:
                 break
         else:
-            yield from _parse_chunk(buffered, self.limits)
+            yield from _parse_chunk(buffered, self.limits, defaults)
             return
         pool = self._get_pool()
         window: list[cf.Future] = []
@@ -341,12 +353,12 @@ class Ingester:
         for item in units:
             chunk.append(item)
             if len(chunk) >= CHUNK_UNITS:
-                window.append(pool.submit(_parse_chunk, chunk, self.limits))
+                window.append(pool.submit(_parse_chunk, chunk, self.limits, defaults))
                 chunk = []
                 while len(window) >= 4 * self.workers:
                     yield from window.pop(0).result()
         if chunk:
-            window.append(pool.submit(_parse_chunk, chunk, self.limits))
+            window.append(pool.submit(_parse_chunk, chunk, self.limits, defaults))
         for future in window:
             yield from future.result()
 
@@ -354,7 +366,12 @@ class Ingester:
         if self._pool is None:
             gazetteer()  # loaded once here; forked workers share it
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-            self._pool = cf.ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(method))
+            self._pool = cf.ProcessPoolExecutor(
+                self.workers,
+                mp_context=multiprocessing.get_context(method),
+                initializer=use_source_table,
+                initargs=(self.source_table,),
+            )
         return self._pool
 
     # -- outcomes ------------------------------------------------------------------------------------
@@ -481,7 +498,7 @@ class Ingester:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def _parse_chunk(items: list, limits: Limits) -> list[ArticleData | RecordError]:
+def _parse_chunk(items: list, limits: Limits, defaults: FolderDefaults) -> list[ArticleData | RecordError]:
     out: list[ArticleData | RecordError] = []
     single = (
         len(items) == 1
@@ -494,7 +511,7 @@ def _parse_chunk(items: list, limits: Limits) -> list[ArticleData | RecordError]
             out.append(item)
             continue
         try:
-            out.append(parse_unit(item, limits))
+            out.append(parse_unit(item, limits, defaults))
         except InputError as exc:
             if single:
                 raise

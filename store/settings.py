@@ -109,6 +109,14 @@ TABLE: tuple[Setting, ...] = (
         "the folder users drop files into",
         shown_default="$NEWSARCHIVE_HOME/inbox",
     ),
+    Setting(
+        "sources_file",
+        "path",
+        None,
+        'your own source names, as JSON: `{"BBC News": ["BBC", "BBC Online"]}`; each name then stands for '
+        "its canonical one, beside the built-in agencies (AP, Reuters, AFP, UPI, ...)",
+        shown_default="(none)",
+    ),
     Setting("max_file_bytes", "int", 50_000_000, "larger files are quarantined (gzip them, or raise this)", minimum=1),
     Setting("max_unpacked_bytes", "int", 1_000_000_000, "a gzip file may unpack to at most this much", minimum=1),
     Setting("max_record_bytes", "int", 5_000_000, "one JSON Lines record may be at most this long", minimum=1),
@@ -146,6 +154,7 @@ class Settings:
     database_url: str
     index_dir: Path
     inbox: Path
+    sources_file: Optional[Path]
     # Limits, with their units in their names.
     max_file_bytes: int
     max_unpacked_bytes: int
@@ -185,7 +194,7 @@ class Settings:
                 value = setting.parse(raw)
             else:
                 value = setting.default(values) if callable(setting.default) else setting.default
-            if setting.kind == "path":
+            if setting.kind == "path" and value is not None:
                 value = Path(value).expanduser().resolve()
             values[setting.name] = value
         return cls(**values)

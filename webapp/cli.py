@@ -101,7 +101,11 @@ def ingest(paths: tuple[Path, ...], watch: bool, as_json: bool, workers: int | N
     """Ingest files or folders (default: the inbox); inbox files move to archive/ or failed/."""
     settings = _settings()
     _upgrade(settings)
-    with Ingester(settings, workers=workers) as ingester:
+    try:
+        ingester = Ingester(settings, workers=workers)
+    except SettingsError as exc:
+        raise click.ClickException(str(exc)) from exc
+    with ingester:
         summary = ingester.run(paths, progress=not as_json and sys.stderr.isatty())
         if as_json:
             click.echo(json.dumps(summary.as_dict(), ensure_ascii=False))

@@ -17,6 +17,7 @@ from typing import Any, Iterator, Optional
 
 from ..errors import InputError, RecordError
 from ..extract import enrich
+from ..folders import NONE, FolderDefaults
 from ..normalise import decode_bytes
 from ..records import ArticleData
 from .html import read_html
@@ -164,8 +165,9 @@ def sniff(stream: io.BufferedReader, name: str = "") -> str:
     return detect_format(stream.peek(65536)[:65536], name)
 
 
-def parse_unit(unit: Unit, limits: Limits | None = None) -> ArticleData:
-    """Turn one unit into an enriched article; raise InputError with the reason when it holds none."""
+def parse_unit(unit: Unit, limits: Limits | None = None, defaults: FolderDefaults = NONE) -> ArticleData:
+    """Turn one unit into an enriched article (with its folder's `defaults` for what it does not state);
+    raise InputError with the reason when it holds none."""
     limits = limits or Limits()
     if unit.format == "jsonl-line":
         if len(unit.payload) > limits.max_record_bytes:
@@ -183,7 +185,7 @@ def parse_unit(unit: Unit, limits: Limits | None = None) -> ArticleData:
     else:
         raise InputError(f"unknown format {unit.format!r}")
     article.source_line = unit.line
-    return enrich(article).prepare()
+    return enrich(article, defaults).prepare()
 
 
 def read_bytes(data: bytes, name: str = "", limits: Limits | None = None) -> list[ArticleData]:
