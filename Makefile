@@ -38,6 +38,7 @@ test-fast: $(VENV)/.test-installed
 BENCH_ARTICLES ?= 20000
 bench: $(VENV)/.test-installed
 	$(BIN)/python -m bench.relevance
+	$(BIN)/python -m bench.places.precision
 	$(BIN)/python -m bench.speed --articles $(BENCH_ARTICLES)
 	$(BIN)/python -m bench.load
 	$(BIN)/python bench/extract.py --compare

@@ -41,7 +41,11 @@ def decode_bytes(data: bytes) -> tuple[str, str]:
                 return data.decode(utf16), utf16
             except UnicodeDecodeError:
                 pass
-        raise InputError("binary content: the file contains NUL bytes, so it is not text, HTML or JSON")
+        if sample.count(b"\x00") > max(2, len(sample) // 1000):
+            raise InputError("binary content: the file contains NUL bytes, so it is not text, HTML or JSON")
+        # A stray NUL in a text or HTML page (browsers show such pages): drop it, read the rest.
+        data = data.replace(b"\x00", b"")
+        sample = data[:65536]
     controls = len(sample) - len(sample.translate(_BINARY_TABLE, _BINARY_BYTES))
     if sample and controls > max(2, len(sample) // 100):
         raise InputError(f"binary content: {controls} control bytes in the first {len(sample)} bytes")

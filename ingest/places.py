@@ -24,6 +24,7 @@ from .records import PlaceData
 
 BIG_CITY_POPULATION = 1_000_000
 STATE_NAMED_CITY_POPULATION = 500_000
+SMALL_CITY_POPULATION = 100_000  # below it, a city counts only from a dateline or written as a place
 
 # Everyday names for countries that GeoNames lists under another name.
 COUNTRY_ALIASES = {
@@ -303,8 +304,44 @@ def _head_key(word: str) -> str:
     return fold(_POSSESSIVE.sub("", word).rstrip(".")).split(" ", 1)[0]
 
 
-def candidate_names(text: str, first_words: Optional[set[str]] = None) -> Iterable[tuple[str, bool]]:
-    """Capitalised runs in `text` as (name, opens a sentence), with leading function words and possessives taken off.
+class Mention(NamedTuple):
+    name: str
+    opens: bool  # the run opens a sentence
+    located: bool  # written as a place: "in X", "town of X", "X, Texas", "X-based"
+
+
+_LOCATIVE_BEFORE = re.compile(
+    r"(?:\b(?:in|near|into|outside|across|around|towards?|via|through|inside|within|between)"
+    r"\s+(?:the\s+)?|\b(?:town|city|village|capital|province|region|port|district|suburbs?|outskirts|"
+    r"state|county|island|streets|people|residents|mayor|governor)\s+of\s+)$",
+    re.I,
+)
+_US_STATE_ABBREVIATION = re.compile(
+    r"[A-Z][a-z]+,\s(?:Ala|Ariz|Ark|Calif|Colo|Conn|Del|Fla|Ga|Ill|Ind|Kan|Ky|La|Md|Mass|Mich|Minn|Miss|Mo|Mont|"
+    r"Neb|Nev|Okla|Ore|Pa|Tenn|Vt|Va|Wash|Wis|Wyo|N\.[CDHJMY]|S\.[CD]|W\.Va|R\.I)\.(?=[,\s])"
+)
+_QUALIFIED_AFTER = re.compile(r"^(?:,\s+(?P<qualifier>[A-Z][A-Za-z]*\.?(?:\s[A-Z][a-z]+)?)|-based\b)")
+
+
+def _located(text: str, start: int, end: int, gaz: Optional["Gazetteer"]) -> bool:
+    """Whether the name at text[start:end] is written as a place (see Mention.located)."""
+    if _LOCATIVE_BEFORE.search(text[max(0, start - 30) : start]):
+        return True
+    m = _QUALIFIED_AFTER.match(text[end : end + 40])
+    if not m:
+        return False
+    qualifier = m.group("qualifier")
+    if qualifier is None:
+        return True  # "Houston-based"
+    if re.fullmatch(r"[A-Z][a-z]{1,4}\.", qualifier):
+        return True  # an AP state abbreviation: "Springfield, Ill."
+    return gaz is not None and any(e.kind != "city" for e in gaz.lookup(qualifier))
+
+
+def candidate_names(
+    text: str, first_words: Optional[set[str]] = None, gaz: Optional["Gazetteer"] = None
+) -> Iterable[Mention]:
+    """Capitalised runs in `text` as Mentions, with leading function words and possessives taken off.
 
     With `first_words` (the first words of every name looked for), runs that cannot be a name are
     skipped before any further work: most capitalised runs in news are people and organisations.
@@ -337,7 +374,47 @@ def candidate_names(text: str, first_words: Optional[set[str]] = None) -> Iterab
         opens = not skipped and (
             m.start() == 0 or bool(_OPENS_SENTENCE.search(text[max(0, m.start() - 3) : m.start()]))
         )
-        yield name, opens
+        start = m.start() + len(" ".join(m.group(0).split()[:skipped])) + (1 if skipped else 0)
+        located = _located(text, start, m.end(), gaz) if gaz is not None else False
+        yield Mention(name, opens, located)
+
+
+def _run_edges(text: str, gaz: "Gazetteer") -> tuple[set[str], set[str]]:
+    """(first words, last words) of the capitalised runs of two or more words that are not place names
+    ("Bear Stearns", "Michael Jordan"): a place name seen there is also part of a name of something else."""
+    leads: set[str] = set()
+    tails: set[str] = set()
+    for m in _RUN.finditer(text):
+        opens = m.start() == 0 or bool(_OPENS_SENTENCE.search(text[max(0, m.start() - 3) : m.start()]))
+        for n, words in enumerate(_names_in_run(m.group(0).split())):
+            while words and words[0].lower() in _LEADING_WORDS:
+                words = words[1:]
+            if len(words) < 2 or any(w.islower() or w.isupper() for w in words if len(w) > 1):
+                continue  # "King Abdullah of Jordan" names Jordan as a place; "BANK OF CHINA" is a heading
+            if opens and n == 0 and len(words) == 2:
+                continue  # "Although Beijing": a sentence's first word may be any word
+            words[-1] = _POSSESSIVE.sub("", words[-1]).rstrip(".")
+            if gaz.lookup(" ".join(words)):
+                continue  # "New Jersey", "West Virginia"
+            leads.add(fold(words[0]))
+            tails.add(fold(words[-1]))
+    return leads, tails
+
+
+def _names_in_run(words: list[str]) -> Iterable[list[str]]:
+    """A run split where a sentence ends inside it ("November. China's") and where words in capitals
+    (a heading: "EXPORT GROWTH China's") meet words that are not."""
+    part: list[str] = []
+    for word in words:
+        if part and part[-1].isupper() != word.isupper() and len(word.strip(".")) > 1 and len(part[-1]) > 1:
+            yield part
+            part = []
+        part.append(word)
+        if (word.endswith(".") and any(c.islower() for c in word) and len(word) > 4) or _POSSESSIVE.search(word):
+            yield part  # "November." ends a sentence ("Mr." and "U.S." do not); "BP's London" is two names
+            part = []
+    if part:
+        yield part
 
 
 def find_places(texts: Iterable[str], dateline: Optional[str] = None) -> list[PlaceData]:
@@ -348,9 +425,12 @@ def find_places(texts: Iterable[str], dateline: Optional[str] = None) -> list[Pl
     lower_words = _LowerWords(all_text)
     mentions: Counter[str] = Counter()
     openers: Counter[str] = Counter()
-    for name, opens in candidate_names(all_text, gaz.first_words):
+    located: set[str] = set()
+    for name, opens, is_located in candidate_names(all_text, gaz.first_words, gaz):
         if gaz.lookup(name):
             (openers if opens and " " not in name else mentions)[name] += 1
+            if is_located:
+                located.add(name)
     for name, count in openers.items():
         # A single capitalised word opening a sentence may be an ordinary word ("Mobile phones ...");
         # it counts for countries and regions, and for cities named elsewhere mid-sentence too.
@@ -364,13 +444,26 @@ def find_places(texts: Iterable[str], dateline: Optional[str] = None) -> list[Pl
             if entry.kind in ("country", "region"):
                 countries_named.add(entry.country_code)
 
+    if _US_STATE_ABBREVIATION.search(all_text):
+        countries_named.add("US")  # "Fremont, Calif." names the United States
     groups: dict[tuple[str, str, str], dict] = {}
+    edges = _run_edges(all_text, gaz)
 
     def resolve(name: str, count: int, in_dateline: bool, prefer_city: bool = False, position: int = 99) -> None:
         entries = gaz.lookup(name)
         if prefer_city and any(e.kind == "city" for e in entries):
             entries = [e for e in entries if e.kind == "city"]  # "NEW YORK (Reuters)" is filed from the city
         pick = _pick(entries, name, countries_named, in_dateline, lower_words)
+        if pick is not None and not in_dateline and name not in located and " " not in name:
+            # A place name that is also the start of another name ("Bear Stearns") or the end of one
+            # ("Michael Jordan") counts only where the text writes it as a place.
+            key = fold(name)
+            if pick.kind != "city" or pick.population >= BIG_CITY_POPULATION:
+                pass  # countries, regions and big cities lend their names to firms ("Air China") and stay places
+            elif key in edges[0] or key in edges[1]:
+                pick = None
+            elif pick.population < SMALL_CITY_POPULATION:
+                pick = None  # a small city needs to be written as a place, dateline aside
         if pick is not None:
             key = (pick.kind, fold(pick.name), pick.country_code)
             group = groups.setdefault(key, {"entry": pick, "surfaces": Counter(), "dateline": 99})

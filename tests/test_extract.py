@@ -107,3 +107,27 @@ def test_language_is_detected():
         == "fr"
     )
     assert article("The government announced a set of measures on Friday to support the economy.").language == "en"
+
+
+@pytest.mark.parametrize(
+    "text, absent, present",
+    [
+        ("Bear Stearns shares fell. Bear said its U.S. hedge funds had lost money.", "Bear", "United States"),
+        ("Steven Myers, an analyst in the U.S., said so. Myers expects more cuts.", "Myers", "United States"),
+        ("Google said on Monday that its U.S. revenue rose. Google shares rose.", "Google", "United States"),
+        ("Chelsea beat Arsenal 2-1 in the English Premier League, in England.", "Chelsea", "England"),
+        ("Air China said on Monday that demand in China was recovering.", None, "China"),
+    ],
+)
+def test_a_place_name_that_is_also_a_firm_or_a_person_needs_evidence(text, absent, present):
+    names = [p.name for p in find_places([text])]
+    assert present in names
+    if absent:
+        assert absent not in names
+
+
+def test_small_places_written_as_places_count():
+    names = [p.name for p in find_places(["Flooding hit the town of Selma, Alabama, on Monday."])]
+    assert "Selma" in names and "Alabama" in names
+    names = [p.name for p in find_places(["The plant in Fremont, Calif., will close next year."])]
+    assert "Fremont" in names

@@ -413,3 +413,11 @@ def test_a_body_split_into_blocks_around_ads_is_read_whole_but_the_next_story_is
     article = read(page("", body))
     assert article.paragraphs == STORY + more
     assert "Advertisement" not in article.body and "ferry" not in article.body.lower()
+
+
+def test_a_stray_nul_byte_in_a_page_is_dropped_not_a_reason_to_refuse_it():
+    words = " ".join(["The council voted on Monday to rebuild the old bridge over the river."] * 6)
+    page = f"<html><head><title>Bridge vote</title></head><body><h1>Bridge vote</h1><p>{words}</p>\x00</body></html>"
+    (article,) = read_bytes(page.encode("utf-8"), "page.html")
+    assert article.headline == "Bridge vote" and "rebuild the old bridge" in article.body
+    assert "\x00" not in article.body
