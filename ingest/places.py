@@ -462,8 +462,10 @@ def find_places(texts: Iterable[str], dateline: Optional[str] = None) -> list[Pl
                 pass  # countries, regions and big cities lend their names to firms ("Air China") and stay places
             elif key in edges[0] or key in edges[1]:
                 pick = None
-            elif pick.population < SMALL_CITY_POPULATION:
-                pick = None  # a small city needs to be written as a place, dateline aside
+            elif pick.population < SMALL_CITY_POPULATION or not pick.primary:
+                # A small city, or a city by another of its names ("Google" was once Topeka's), needs to be
+                # written as a place, dateline aside.
+                pick = None
         if pick is not None:
             key = (pick.kind, fold(pick.name), pick.country_code)
             group = groups.setdefault(key, {"entry": pick, "surfaces": Counter(), "dateline": 99})
@@ -534,8 +536,12 @@ def _pick(
             return cities[0]
         return regions[0]
     if in_dateline:
+        # The biggest city of the name, unless one in a country the article names is not much smaller:
+        # "FRANKFURT" in a story that names the United States is still Frankfurt am Main.
         corroborated = [e for e in cities if e.country_code in countries_named]
-        return (corroborated or cities)[0]
+        if corroborated and corroborated[0].population * 10 >= cities[0].population:
+            return corroborated[0]
+        return cities[0]
     if " " not in name and fold(name) in lower_words:
         return None  # also an ordinary word in this text ("mobile")
     big = [e for e in cities if e.primary and e.population >= BIG_CITY_POPULATION]
