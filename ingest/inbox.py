@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import errno
+import hashlib
+import io
 import json
 import os
 import shutil
@@ -83,8 +85,9 @@ def discover(paths: Iterable[Path], inbox: Path) -> Iterator[InputFile]:
             yield InputFile(given, False, Path(given.name), "no such file")
 
 
-def read_file(path: Path, max_bytes: int, follow_links: bool) -> bytes:
-    """Read a regular file's bytes, at most `max_bytes`; raise OSError/ValueError with a reason otherwise."""
+def open_input(path: Path, follow_links: bool) -> tuple[io.BufferedReader, int]:
+    """Open a regular file for reading, without following a link when `follow_links` is false; (a buffered
+    reader that can peek 64 KiB, its size). OSError/ValueError with a reason otherwise."""
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     if not follow_links:
         flags |= getattr(os, "O_NOFOLLOW", 0)
@@ -98,24 +101,33 @@ def read_file(path: Path, max_bytes: int, follow_links: bool) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise ValueError("not a regular file (a device, pipe or socket)")
-        if info.st_size > max_bytes:
-            raise ValueError(
-                f"the file is {info.st_size:_} bytes, over max_file_bytes={max_bytes:_} "
-                f"(split it, gzip it, or raise NEWSARCHIVE_MAX_FILE_BYTES)"
-            )
-        chunks = []
-        total = 0
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            total += len(chunk)
-            if total > max_bytes:
-                raise ValueError(f"the file grew past max_file_bytes={max_bytes:_} while being read")
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
+        return io.BufferedReader(io.FileIO(fd, "rb", closefd=True), buffer_size=1 << 16), info.st_size
+    except BaseException:
         os.close(fd)
+        raise
+
+
+def read_all(handle: io.BufferedReader, max_bytes: int) -> bytes:
+    """The rest of an open file, at most `max_bytes` (ValueError if it grew past them while being read)."""
+    chunks = []
+    total = 0
+    while True:
+        chunk = handle.read(1 << 20)
+        if not chunk:
+            break
+        total += len(chunk)
+        if total > max_bytes:
+            raise ValueError(f"the file grew past max_file_bytes={max_bytes:_} while being read")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def hash_stream(handle: io.BufferedReader) -> str:
+    """SHA-256 of the rest of an open file, read in 1 MiB pieces."""
+    digest = hashlib.sha256()
+    for chunk in iter(lambda: handle.read(1 << 20), b""):
+        digest.update(chunk)
+    return digest.hexdigest()
 
 
 def free_destination(folder: Path, relative: Path) -> Path:

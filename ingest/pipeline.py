@@ -16,6 +16,7 @@ import concurrent.futures as cf
 import datetime as dt
 import fcntl
 import hashlib
+import io
 import logging
 import multiprocessing
 import os
@@ -45,8 +46,10 @@ from .inbox import (
     discover,
     display_path,
     free_destination,
+    hash_stream,
     move_file,
-    read_file,
+    open_input,
+    read_all,
     settled,
     write_error_file,
 )
@@ -240,42 +243,76 @@ class Ingester:
             if f.refusal:
                 return self._quarantine(f, shown, f.refusal, sha=None, size=None)
             try:
-                data = read_file(f.path, self.settings.max_file_bytes, follow_links=not f.in_inbox)
+                handle, size = open_input(f.path, follow_links=not f.in_inbox)
             except (OSError, ValueError) as exc:
-                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-                return self._quarantine(f, shown, f"cannot read the file: {reason}", sha=None, size=None)
-            sha = hashlib.sha256(data).hexdigest()
-            if f.in_inbox:
-                resumed = self._finish_interrupted_move(f, shown, sha)
-                if resumed is not None:
-                    return resumed
-            known = self._known_bytes(sha)
-            if known is not None:
-                return self._record_duplicate_file(f, shown, sha, len(data), known)
-            try:
-                return self._ingest_bytes(f, shown, sha, data, feeder=feeder, many_files=many_files)
-            except InputError as exc:
-                return self._quarantine(f, shown, str(exc), sha=sha, size=len(data))
-            except Exception as exc:  # a bug must cost one file, not the run
-                log.error("internal error while ingesting %s\n%s", shown, traceback.format_exc())
-                self.store.forget_cache()
-                return self._quarantine(
-                    f, shown, f"internal error: {type(exc).__name__}: {exc}", sha=sha, size=len(data)
-                )
+                return self._quarantine(f, shown, f"cannot read the file: {_reason(exc)}", sha=None, size=None)
+            with handle:
+                return self._ingest_open_file(f, shown, handle, size, feeder=feeder, many_files=many_files)
+
+    def _ingest_open_file(
+        self,
+        f: InputFile,
+        shown: str,
+        handle: io.BufferedReader,
+        size: int,
+        *,
+        feeder: Optional[indexing.IndexFeeder],
+        many_files: bool,
+    ) -> FileResult:
+        """A file up to max_file_bytes is read into memory; a bigger one is hashed, then read as a stream
+        (JSON Lines only: their records are read one by one, each under max_record_bytes)."""
+        try:
+            if size <= self.settings.max_file_bytes:
+                source: bytes | io.BufferedReader = read_all(handle, self.settings.max_file_bytes)
+                size = len(source)
+                sha = hashlib.sha256(source).hexdigest()
+            else:
+                sha = hash_stream(handle)
+                handle.seek(0)
+                source = handle
+        except (OSError, ValueError) as exc:
+            return self._quarantine(f, shown, f"cannot read the file: {_reason(exc)}", sha=None, size=None)
+        if f.in_inbox:
+            resumed = self._finish_interrupted_move(f, shown, sha)
+            if resumed is not None:
+                return resumed
+        known = self._known_bytes(sha)
+        if known is not None:
+            return self._record_duplicate_file(f, shown, sha, size, known)
+        try:
+            return self._ingest_bytes(f, shown, sha, source, size=size, feeder=feeder, many_files=many_files)
+        except InputError as exc:
+            return self._quarantine(f, shown, str(exc), sha=sha, size=size)
+        except Exception as exc:  # a bug must cost one file, not the run
+            log.error("internal error while ingesting %s\n%s", shown, traceback.format_exc())
+            self.store.forget_cache()
+            return self._quarantine(f, shown, f"internal error: {type(exc).__name__}: {exc}", sha=sha, size=size)
 
     def _ingest_bytes(
         self,
         f: InputFile,
         shown: str,
         sha: str,
-        data: bytes,
+        source: bytes | io.BufferedReader,
         *,
+        size: int,
         feeder: Optional[indexing.IndexFeeder],
         many_files: bool,
     ) -> FileResult:
         defaults = self.folder_defaults.for_file(f.path, self.settings.inbox if f.in_inbox else None)
-        stream, _ = open_unpacked(data, self.limits)
-        fmt = sniff(stream, f.path.name)
+        stream, _ = open_unpacked(source, self.limits)
+        try:
+            fmt = sniff(stream, f.path.name)
+        except InputError:
+            if isinstance(source, bytes):
+                raise
+            fmt = "unknown"
+        if not isinstance(source, bytes) and fmt != "jsonl":
+            raise InputError(
+                f"the file is {size:_} bytes, over max_file_bytes={self.settings.max_file_bytes:_}; only JSON Lines "
+                f"(plain or gzipped) are read past that size, record by record (split the file, or raise "
+                f"NEWSARCHIVE_MAX_FILE_BYTES)"
+            )
         units = iter_units(stream, fmt, self.limits)
         parallel_index = many_files or fmt in ("jsonl", "json")
         destination = free_destination(self.settings.archive_dir, f.relative) if f.in_inbox else None
@@ -285,7 +322,7 @@ class Ingester:
                 row = IngestFile(
                     path=shown,
                     sha256=sha,
-                    size_bytes=len(data),
+                    size_bytes=size,
                     format=fmt,
                     status="ingesting",
                     stored_path=display_path(destination) if destination else shown,
@@ -578,3 +615,7 @@ def watch(ingester: Ingester, *, stop=None, on_result=None) -> None:
                 break
         else:
             time.sleep(interval)
+
+
+def _reason(exc: OSError | ValueError) -> str:
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

@@ -117,7 +117,14 @@ TABLE: tuple[Setting, ...] = (
         "its canonical one, beside the built-in agencies (AP, Reuters, AFP, UPI, ...)",
         shown_default="(none)",
     ),
-    Setting("max_file_bytes", "int", 50_000_000, "larger files are quarantined (gzip them, or raise this)", minimum=1),
+    Setting(
+        "max_file_bytes",
+        "int",
+        50_000_000,
+        "files up to this size are read into memory; a bigger JSON Lines file (plain or gzipped) is read as a stream, "
+        "record by record; any other bigger file is quarantined",
+        minimum=1,
+    ),
     Setting("max_unpacked_bytes", "int", 1_000_000_000, "a gzip file may unpack to at most this much", minimum=1),
     Setting("max_record_bytes", "int", 5_000_000, "one JSON Lines record may be at most this long", minimum=1),
     Setting("watch_interval_ms", "int", 1000, "how often `--watch` looks at the inbox", minimum=1),

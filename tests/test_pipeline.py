@@ -13,7 +13,7 @@ from ingest.inbox import display_path
 from ingest.pipeline import Ingester
 from store.models import Article, IngestFile
 
-from .conftest import SEED_FILE
+from .conftest import SEED_FILE, make_settings
 
 GOOD = (
     "Harbour reopens after storm\n\nThe harbour reopened on Monday after a week of repairs.\n\nShips queued outside.\n"
@@ -224,3 +224,28 @@ def test_a_link_to_a_folder_outside_the_inbox_is_not_followed(ingester, inbox, t
     assert summary.ingested == 0
     assert (outside / "private.txt").read_text() == GOOD  # untouched, never read
     assert os.path.islink(ingester.settings.failed_dir / "linked")
+
+
+def test_json_lines_past_max_file_bytes_are_read_as_a_stream(tmp_path, database_url, sessions):
+    settings = make_settings(tmp_path / "home", database_url, max_file_bytes=20_000, max_record_bytes=2_000)
+    folder = tmp_path / "bulk"
+    folder.mkdir()
+    lines = [json.dumps({"title": f"Story {i}", "body": f"Story number {i} is about the harbour."}) for i in range(600)]
+    lines.insert(300, json.dumps({"title": "Too long", "body": "word " * 1000}))  # over max_record_bytes
+    (folder / "big.jsonl").write_text("\n".join(lines) + "\n")
+    with gzip.open(folder / "big2.jsonl.gz", "wt") as f:  # random words, so the gzip file is over the limit too
+        f.write("\n".join(line.replace("Story", f"Tale {os.urandom(30).hex()}") for line in lines) + "\n")
+    page = "<html><body><h1>Big page</h1>" + "<p>The harbour was busy today.</p>" * 1000 + "</body></html>"
+    (folder / "big.html").write_text(page)
+    assert (folder / "big.jsonl").stat().st_size > 20_000 and (folder / "big.html").stat().st_size > 20_000
+    with Ingester(settings, workers=1) as ingester:
+        summary = ingester.run([folder])
+    by_name = {r.path.rsplit("/", 1)[-1]: r for r in summary.files}
+    assert by_name["big.jsonl"].status == "ingested" and by_name["big.jsonl"].articles == 600
+    assert by_name["big.jsonl"].errors == [{"line": 301, "reason": "the record is over max_record_bytes=2_000 bytes"}]
+    assert (folder / "big2.jsonl.gz").stat().st_size > 20_000 and by_name["big2.jsonl.gz"].articles == 600
+    assert by_name["big.html"].status == "failed" and "only JSON Lines" in by_name["big.html"].reason
+    assert count(sessions, Article) == 1200
+    with sessions() as s:
+        row = s.scalars(select(IngestFile).where(IngestFile.path.endswith("big.jsonl"))).one()
+        assert row.size_bytes == (folder / "big.jsonl").stat().st_size

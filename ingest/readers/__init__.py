@@ -13,7 +13,7 @@ import json
 import re
 import zlib
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional
+from typing import Any, BinaryIO, Iterator, Optional
 
 from ..errors import InputError, RecordError
 from ..extract import enrich
@@ -43,11 +43,11 @@ class Limits:
 
 class _Unpacked(io.RawIOBase):
     """Gzip data read as a stream: output as far as the data goes, then InputError for a truncated or corrupt
-    end, or past `max_unpacked_bytes` (a decompression bomb)."""
+    end, or past `max_unpacked_bytes` (a decompression bomb). Reads its source 64 KiB at a time."""
 
-    def __init__(self, data: bytes, max_bytes: int) -> None:
-        self._data = memoryview(data)
-        self._pos = 0
+    def __init__(self, source: BinaryIO, max_bytes: int) -> None:
+        self._src = source
+        self._buf = b""  # compressed bytes read but not yet given to the decompressor
         self._max = max_bytes
         self._count = 0
         self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -57,22 +57,29 @@ class _Unpacked(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    def _next_member(self) -> bool:
+        """After one gzip member ends: start the next one, or say the data has ended (NUL padding aside)."""
+        rest = self._z.unused_data + self._buf
+        while not rest.strip(b"\x00"):
+            more = self._src.read(65536)
+            if not more:
+                return False
+            rest = more if not rest else rest + more
+        self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._buf = rest.lstrip(b"\x00")
+        return True
+
     def readinto(self, buffer) -> int:
         while not self._pending:
             if self._error:
                 raise InputError(self._error)
-            if self._z.eof:
-                rest = self._z.unused_data + bytes(self._data[self._pos :])
-                self._pos = len(self._data)
-                if not rest.strip(b"\x00"):
-                    return 0
-                self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)  # a further gzip member
-                self._data, self._pos = memoryview(rest), 0
-            if self._pos >= len(self._data):
+            if self._z.eof and not self._next_member():
+                return 0
+            chunk = self._buf or self._src.read(65536)
+            self._buf = b""
+            if not chunk:
                 self._error = "the gzip data is truncated (it ends before the end-of-stream marker)"
                 continue
-            chunk = self._data[self._pos : self._pos + 65536]
-            self._pos += len(chunk)
             try:
                 self._pending = self._z.decompress(chunk)
             except zlib.error as exc:
@@ -88,11 +95,20 @@ class _Unpacked(io.RawIOBase):
         return n
 
 
-def open_unpacked(data: bytes, limits: Limits) -> tuple[io.BufferedReader, bool]:
-    """A stream of the file's content, gunzipped on the fly when the bytes are gzip (`.gz` or not)."""
-    if data.startswith(GZIP_MAGIC):
-        return io.BufferedReader(_Unpacked(data, limits.max_unpacked_bytes), buffer_size=1 << 16), True
-    return io.BufferedReader(io.BytesIO(data), buffer_size=1 << 16), False
+def open_unpacked(source: bytes | io.BufferedReader, limits: Limits) -> tuple[io.BufferedReader, bool]:
+    """A stream of a file's content (its bytes, or an open file read as it goes), gunzipped on the fly when
+    it is gzip (`.gz` or not)."""
+    if isinstance(source, bytes):
+        head = source[:2]
+        raw: BinaryIO = io.BytesIO(source)
+    else:
+        head = source.peek(2)[:2]
+        raw = source
+    if head == GZIP_MAGIC:
+        return io.BufferedReader(_Unpacked(raw, limits.max_unpacked_bytes), buffer_size=1 << 16), True
+    if isinstance(raw, io.BytesIO):
+        return io.BufferedReader(raw, buffer_size=1 << 16), False
+    return source, False
 
 
 def detect_format(data: bytes, name: str = "") -> str:
@@ -142,9 +158,18 @@ def iter_units(stream: io.BufferedReader, fmt: str, limits: Limits) -> Iterator[
     """
     if fmt == "jsonl":
         number = 0
+        cap = limits.max_record_bytes
         try:
-            for number, raw in enumerate(stream, start=1):
-                if raw.strip():
+            while True:
+                raw = stream.readline(cap + 1)  # a line is never held whole past the record limit
+                if not raw:
+                    break
+                number += 1
+                if len(raw) > cap and not raw.endswith(b"\n"):
+                    while raw and not raw.endswith(b"\n"):
+                        raw = stream.readline(1 << 20)  # skip the rest of the over-long line
+                    yield RecordError(number, f"the record is over max_record_bytes={cap:_} bytes")
+                elif raw.strip():
                     yield Unit("jsonl-line", raw, number)
         except InputError as exc:
             yield RecordError(number + 1, str(exc))
