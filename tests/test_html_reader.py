@@ -421,3 +421,30 @@ def test_a_stray_nul_byte_in_a_page_is_dropped_not_a_reason_to_refuse_it():
     (article,) = read_bytes(page.encode("utf-8"), "page.html")
     assert article.headline == "Bridge vote" and "rebuild the old bridge" in article.body
     assert "\x00" not in article.body
+
+
+STORY_WORDS = " ".join(
+    ["Engineers said the new bridge would carry twice the traffic of the old one when it opens next spring."] * 4
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # The story as HTML inside a template script, filled in by the browser (Blogger's layout).
+        '<div class="post-body"><script type="text/template"><p>' + STORY_WORDS + "</p></script></div>",
+        # The whole page inside one ASP.NET form.
+        '<form id="aspnetForm"><div id="content"><p>' + STORY_WORDS + "</p><p>" + STORY_WORDS + "</p></div></form>",
+    ],
+)
+def test_a_page_whose_story_the_extractors_miss_is_read_from_its_largest_block_of_text(body):
+    page = f"<html><head><title>Bridge</title></head><body><nav><a href='/'>Home</a></nav>{body}</body></html>"
+    (article,) = read_bytes(page.encode("utf-8"), "page.html")
+    assert "twice the traffic" in article.body and "Home" not in article.body
+
+
+def test_a_page_with_only_links_is_still_refused_saying_what_was_found():
+    links = "".join(f"<li><a href='/s{i}'>Story number {i} about the bridge</a></li>" for i in range(30))
+    page = f"<html><body><h1>Index</h1><ul>{links}</ul></body></html>"
+    with pytest.raises(InputError, match="no article text found in the HTML page"):
+        read_bytes(page.encode("utf-8"), "index.html")

@@ -21,7 +21,16 @@ from ..errors import InputError
 from ..extract import identify_language
 from ..normalise import clean_text, collapse, split_paragraphs
 from ..records import ArticleData, CaptionData
-from .htmlbody import join_split_body, link_texts, main_text, prune, text_of_article_body, word_count, words
+from .htmlbody import (
+    join_split_body,
+    largest_text_block,
+    link_texts,
+    main_text,
+    prune,
+    text_of_article_body,
+    word_count,
+    words,
+)
 from .htmlcaptions import extract_captions
 from .htmlmeta import PageMeta, read_meta
 
@@ -80,7 +89,15 @@ def read_html(html: str) -> ArticleData:
     caption_keys = {_key(c.text) for c in captions}
     paragraphs = [p for p in paragraphs if _key(p) not in caption_keys]
     if words(paragraphs) < MIN_BODY_WORDS or _own_words(paragraphs, links) < MIN_OWN_WORDS:
-        raise InputError(_no_article_reason(paragraphs, links))
+        # The last resort: the page's largest block of running text, when it is long enough to be a story.
+        try:
+            fallback = [p for p in largest_text_block(html) if _key(p) not in caption_keys]
+        except RecursionError:
+            fallback = []
+        fallback = _strip_headings(fallback, headline, page)
+        if words(fallback) < MIN_BODY_WORDS or _own_words(fallback, links) < MIN_OWN_WORDS:
+            raise InputError(_no_article_reason(paragraphs, links))
+        paragraphs = fallback
     article = ArticleData(headline=headline or _first_sentence(paragraphs), paragraphs=paragraphs, captions=captions)
     article.published = page.published or _date_from_markup(html, page.url)
     article.byline = page.byline[:500] if page.byline else None

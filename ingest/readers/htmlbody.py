@@ -24,7 +24,6 @@ logging.getLogger("trafilatura").setLevel(logging.ERROR)
 DROP_TAGS = (
     "script",
     "style",
-    "noscript",
     "template",
     "svg",
     "canvas",
@@ -190,3 +189,67 @@ def word_count(text: str) -> int:
 
 def words(paragraphs: list[str]) -> int:
     return sum(word_count(p) for p in paragraphs)
+
+
+_BLOCK_TAGS = frozenset(
+    {"p", "div", "td", "li", "article", "section", "main", "blockquote", "pre", "dd", "body", "center", "font"}
+)
+_NEVER_TEXT = [
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "nav",
+    "header",
+    "footer",
+    "aside",
+    "button",
+    "select",
+    "textarea",
+]  # not "form": ASP.NET pages wrap the whole page in one
+_TEMPLATE_TYPES = ["text/template", "text/html", "text/x-template", "text/x-handlebars-template"]
+
+
+def largest_text_block(html: str) -> list[str]:
+    """The page's largest block of running text, as paragraphs: the last resort when the extractors find no
+    article. Each piece of text outside links counts for the block holding it and for that block's parent (so
+    a column of paragraphs beats any one of them); the block with the most is taken."""
+    soup = BeautifulSoup(html, "lxml")
+    for script in soup.find_all("script", type=_TEMPLATE_TYPES):
+        # Pages built in the browser keep their story as HTML in a template script (Blogger's "post-content").
+        inner = BeautifulSoup(script.string or "", "lxml").body
+        if inner is not None and inner.contents:
+            script.replace_with(*inner.contents)
+    for tag in soup(_NEVER_TEXT):
+        tag.decompose()
+    for tag in soup("noscript"):
+        tag.unwrap()  # what a browser without scripts shows: some pages keep their whole story there
+    scores: dict[int, float] = {}
+    blocks: dict[int, Tag] = {}
+    for node in soup.find_all(string=True):
+        if isinstance(node, Comment) or node.find_parent("a") is not None:
+            continue
+        n = word_count(str(node))
+        if not n:
+            continue
+        block = node.parent
+        while block is not None and block.name not in _BLOCK_TAGS:
+            block = block.parent
+        if block is None:
+            continue
+        for share, tag in ((1.0, block), (1.0, block.parent), (0.5, getattr(block.parent, "parent", None))):
+            if isinstance(tag, Tag) and tag.name not in ("[document]", "html"):
+                scores[id(tag)] = scores.get(id(tag), 0.0) + share * n
+                blocks[id(tag)] = tag
+    if not scores:
+        return []
+    best = blocks[max(scores, key=scores.__getitem__)]
+    for link in best.find_all("a"):
+        link.decompose()
+    for br in best.find_all("br"):
+        br.replace_with("\n")
+    leaves = [t for t in best.find_all(_BLOCK_TAGS) if t.find(_BLOCK_TAGS) is None] or [best]
+    paragraphs = []
+    for leaf in leaves:
+        paragraphs += [t for t in (collapse(line) for line in leaf.get_text(" ").split("\n")) if t]
+    return paragraphs
