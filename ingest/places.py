@@ -307,7 +307,8 @@ def _head_key(word: str) -> str:
 class Mention(NamedTuple):
     name: str
     opens: bool  # the run opens a sentence
-    located: bool  # written as a place: "in X", "town of X", "X, Texas", "X-based"
+    start: int  # where the name starts in the text
+    end: int  # and ends (see `_located`)
 
 
 _LOCATIVE_BEFORE = re.compile(
@@ -338,9 +339,7 @@ def _located(text: str, start: int, end: int, gaz: Optional["Gazetteer"]) -> boo
     return gaz is not None and any(e.kind != "city" for e in gaz.lookup(qualifier))
 
 
-def candidate_names(
-    text: str, first_words: Optional[set[str]] = None, gaz: Optional["Gazetteer"] = None
-) -> Iterable[Mention]:
+def candidate_names(text: str, first_words: Optional[set[str]] = None) -> Iterable[Mention]:
     """Capitalised runs in `text` as Mentions, with leading function words and possessives taken off.
 
     With `first_words` (the first words of every name looked for), runs that cannot be a name are
@@ -375,8 +374,7 @@ def candidate_names(
             m.start() == 0 or bool(_OPENS_SENTENCE.search(text[max(0, m.start() - 3) : m.start()]))
         )
         start = m.start() + len(" ".join(m.group(0).split()[:skipped])) + (1 if skipped else 0)
-        located = _located(text, start, m.end(), gaz) if gaz is not None else False
-        yield Mention(name, opens, located)
+        yield Mention(name, opens, start, m.end())
 
 
 def _run_edges(text: str, gaz: "Gazetteer") -> tuple[set[str], set[str]]:
@@ -426,10 +424,10 @@ def find_places(texts: Iterable[str], dateline: Optional[str] = None) -> list[Pl
     mentions: Counter[str] = Counter()
     openers: Counter[str] = Counter()
     located: set[str] = set()
-    for name, opens, is_located in candidate_names(all_text, gaz.first_words, gaz):
+    for name, opens, start, end in candidate_names(all_text, gaz.first_words):
         if gaz.lookup(name):
             (openers if opens and " " not in name else mentions)[name] += 1
-            if is_located:
+            if name not in located and _located(all_text, start, end, gaz):
                 located.add(name)
     for name, count in openers.items():
         # A single capitalised word opening a sentence may be an ordinary word ("Mobile phones ...");
@@ -447,7 +445,13 @@ def find_places(texts: Iterable[str], dateline: Optional[str] = None) -> list[Pl
     if _US_STATE_ABBREVIATION.search(all_text):
         countries_named.add("US")  # "Fremont, Calif." names the United States
     groups: dict[tuple[str, str, str], dict] = {}
-    edges = _run_edges(all_text, gaz)
+    edges: dict[str, tuple[set[str], set[str]]] = {}  # made when first needed: most articles never need it
+
+    def part_of_another_name(key: str) -> bool:
+        if "runs" not in edges:
+            edges["runs"] = _run_edges(all_text, gaz)
+        leads, tails = edges["runs"]
+        return key in leads or key in tails
 
     def resolve(name: str, count: int, in_dateline: bool, prefer_city: bool = False, position: int = 99) -> None:
         entries = gaz.lookup(name)
@@ -460,7 +464,7 @@ def find_places(texts: Iterable[str], dateline: Optional[str] = None) -> list[Pl
             key = fold(name)
             if pick.kind != "city" or pick.population >= BIG_CITY_POPULATION:
                 pass  # countries, regions and big cities lend their names to firms ("Air China") and stay places
-            elif key in edges[0] or key in edges[1]:
+            elif part_of_another_name(key):
                 pick = None
             elif pick.population < SMALL_CITY_POPULATION or not pick.primary:
                 # A small city, or a city by another of its names ("Google" was once Topeka's), needs to be

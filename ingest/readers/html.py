@@ -9,11 +9,12 @@ is the main text trafilatura finds once the captions and the page furniture are 
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Optional
 
 import htmldate
 import lxml.html
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
 
 from .. import dates
 from ..credits import find_agency
@@ -46,7 +47,10 @@ MAX_HTML_CHARS = 8_000_000
 
 def _soup(html: str) -> BeautifulSoup:
     try:
-        return BeautifulSoup(html, "lxml")
+        with warnings.catch_warnings():
+            # An XHTML page (or XML with HTML in it) is read as HTML on purpose: the warning says nothing new.
+            warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+            return BeautifulSoup(html, "lxml")
     except RecursionError:
         raise InputError("the HTML is nested too deeply to read") from None
 
