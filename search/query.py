@@ -10,8 +10,8 @@ How a query is answered (the README's "How search answers" says the same for use
 3. A URL that an article was stored with answers that article ("url"); otherwise its words are searched.
 4. Facet filters: values of one facet are OR'ed, facets AND'ed; dates from/to inclusive. Facet counts
    are disjunctive: each facet is counted under every filter but its own.
-5. A correction is looked for only when the typed words find fewer than a page; it replaces words with
-   close words of the archive's headline and caption vocabulary, and is offered only when the corrected
+5. A correction is looked for only when the typed words together find fewer than a page; it replaces
+   words with close words of the archive's headline and caption vocabulary, and is offered only when the corrected
    query finds clearly more (at least twice as many, plus one). When the typed query finds nothing at
    all and the correction finds something, the corrected results are answered (`corrected`).
 """
@@ -114,8 +114,10 @@ class ArchiveSearcher:
         if matched.match == MATCH_MOST and self.texts is not None and FEEDBACK_DOCS:
             self._feedback(parsed, matched, filters)
         found = self._found(parsed, matched, filters, request)
-        if parsed.is_empty or matched.match == MATCH_URL or found.total >= request.per_page:
+        if parsed.is_empty or matched.match == MATCH_URL:
             return found
+        if found.total >= request.per_page and matched.match != MATCH_MOST:
+            return found  # every word found a page: a relaxed answer, though, may hide a misspelt word
         suggestion, suggested_total = self.suggest(parsed, filters)
         if suggestion is None:
             return found

@@ -260,6 +260,13 @@ def test_a_url_finds_its_article(client):
     assert answer["match"] != "url" and headlines(answer)[0] == "Oil prices fall on supply worries"
 
 
+def test_a_misspelt_word_is_suggested_even_when_the_other_words_fill_a_page(client):
+    # "oul" holds no article, so the relaxed answer is made of the other words; it must not hide the typo.
+    answer = search(client, "oul and gas output", per_page=1)
+    assert answer["match"] == "most" and answer["total"] >= 1
+    assert answer["suggestion"] == "oil and gas output" and answer["corrected"] is False
+
+
 def test_no_correction_for_numbers_stop_words_or_urls(client):
     for q in ("5%", "1,000", "the", "https://elsewhere.example.org/2008/qzx.html"):
         assert search(client, q)["suggestion"] is None
