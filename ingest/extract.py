@@ -124,8 +124,9 @@ def enrich(article: ArticleData, defaults: FolderDefaults = NONE) -> ArticleData
     The source: the file's metadata, else the dateline's agency tag, else a source tag after the captions
     ("(The Associated Press)"), else the folder's default. The language: the file's, else the folder's, else
     detected from the text. A time the file gives without an offset is in the folder's time zone. The date:
-    the file's metadata, else a dated dateline, else the day its captions say the pictures were taken; the
-    last two set `date_inferred`.
+    the file's metadata, else a dated dateline (also over a date the reader only inferred, such as one
+    found in an HTML page's text), else the day its captions say the pictures were taken; all but the
+    first set `date_inferred`.
     """
     dateline = None
     for paragraph in article.paragraphs[:2]:
@@ -144,11 +145,11 @@ def enrich(article: ArticleData, defaults: FolderDefaults = NONE) -> ArticleData
     zone = defaults.zone
     if zone and isinstance(article.published, dt.datetime) and article.published.tzinfo is None:
         article.published = article.published.replace(tzinfo=zone)
-    if article.published is None:
+    if article.published is None or article.date_inferred:
         inferred: Optional[dt.date] = None
         if dateline and dateline.date_text:
             inferred = dates.date_from_dateline(dateline.date_text)
-        if inferred is None:
+        if inferred is None and article.published is None:
             inferred = dates.date_from_captions(c.text for c in article.captions)
         if inferred is not None:
             article.published = inferred

@@ -448,3 +448,19 @@ def test_a_page_with_only_links_is_still_refused_saying_what_was_found():
     page = f"<html><body><h1>Index</h1><ul>{links}</ul></body></html>"
     with pytest.raises(InputError, match="no article text found in the HTML page"):
         read_bytes(page.encode("utf-8"), "index.html")
+
+
+def test_the_date_only_the_text_states_is_kept_as_inferred_and_a_date_element_is_not():
+    text = f"<article><h1>Bridge to close</h1><p>14.03.2018 - the council met</p>{paragraphs_html()}</article>"
+    article = read(page("", text))
+    assert article.published == dt.date(2018, 3, 14) and article.date_inferred
+    marked = f"<article><h1>Bridge to close</h1><div class='date'>Posted: 2018-03-14</div>{paragraphs_html()}</article>"
+    article = read(page("", marked))
+    assert article.published == dt.date(2018, 3, 14) and not article.date_inferred
+
+
+def test_an_xhtml_page_with_an_encoding_declaration_gets_its_date_from_the_url():
+    # lxml refuses a str with an XML encoding declaration; htmldate's own loader reads it.
+    canonical = "<link rel='canonical' href='https://example.com/news/2015/01/21/bridge-to-close'>"
+    article = read("<?xml version='1.0' encoding='utf-8'?>\n" + page(canonical, paragraphs_html()))
+    assert article.published == dt.date(2015, 1, 21) and not article.date_inferred

@@ -19,6 +19,7 @@ from .htmlnames import FURNITURE_TAGS, first_descendant, is_furniture, name_word
 
 # trafilatura logs a warning for every page it finds too little in; the reader says so itself (InputError).
 logging.getLogger("trafilatura").setLevel(logging.ERROR)
+logging.getLogger("readability").setLevel(logging.ERROR)
 
 # Elements that never hold article text.
 DROP_TAGS = (
@@ -115,10 +116,15 @@ def _story_starts_between(first: Tag, block: Tag) -> bool:
     return True
 
 
+# A "link" longer than this is a story caught inside an anchor left open, not a menu entry or a teaser.
+MAX_LINK_WORDS = 60
+
+
 def link_texts(soup: BeautifulSoup) -> list[str]:
-    """The texts of the page's links (two words or more), longest first."""
+    """The texts of the page's links (two words or more, up to MAX_LINK_WORDS), longest first."""
     texts = {collapse(tag.get_text(" ")) for tag in tags_in(soup) if tag.name == "a"}
-    return sorted((t for t in texts if " " in t), key=len, reverse=True)[:MAX_LINKS]
+    texts = {t for t in texts if " " in t and word_count(t) <= MAX_LINK_WORDS}
+    return sorted(texts, key=len, reverse=True)[:MAX_LINKS]
 
 
 def _holds_article(tag: Tag) -> bool:
@@ -138,6 +144,28 @@ def main_text(html: str, *, favor_precision: bool = True) -> list[str]:
     if doc is None or getattr(doc, "body", None) is None:
         return []
     return _paragraphs_of(doc.body)
+
+
+_READABLE_BLOCKS = ["p", "h2", "h3", "h4", "li", "blockquote", "pre"]
+
+
+def readable_text(html: str) -> list[str]:
+    """The paragraphs of the block readability-lxml (a port of Mozilla's Readability) takes for the
+    article, or [] when it finds none. Text outside paragraph elements (a story in table cells) is split
+    at its line breaks instead."""
+    from readability import Document  # noqa: PLC0415 (0.1 s to import; only for pages the others fail on)
+
+    try:
+        summary = Document(html).summary(html_partial=True)
+    except ValueError:  # readability's Unparseable
+        return []
+    soup = BeautifulSoup(summary, "lxml")
+    for br in soup.find_all("br"):
+        br.replace_with("\n")
+    blocks = [b for b in soup.find_all(_READABLE_BLOCKS) if b.find(["p", "li"]) is None]
+    paragraphs = [t for t in (collapse(b.get_text(" ")) for b in blocks) if t]
+    everything = split_paragraphs(soup.get_text("\n"))
+    return paragraphs if words(paragraphs) >= words(everything) / 2 else everything
 
 
 def _paragraphs_of(body) -> list[str]:
