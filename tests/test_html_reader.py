@@ -464,3 +464,21 @@ def test_an_xhtml_page_with_an_encoding_declaration_gets_its_date_from_the_url()
     canonical = "<link rel='canonical' href='https://example.com/news/2015/01/21/bridge-to-close'>"
     article = read("<?xml version='1.0' encoding='utf-8'?>\n" + page(canonical, paragraphs_html()))
     assert article.published == dt.date(2015, 1, 21) and not article.date_inferred
+
+
+@pytest.mark.parametrize(
+    "author, expected",
+    [
+        ("Rob Picheta, CNN", "Rob Picheta"),  # the site's name after the writer's
+        ("CNN", None),  # only the site's name: no byline
+        ("example.com", None),  # the site's host name
+        ("Jane Doe and John Roe", "Jane Doe and John Roe"),
+    ],
+)
+def test_a_byline_never_credits_the_site_itself(author, expected):
+    head = (
+        "<meta property='og:site_name' content='CNN'>"
+        "<link rel='canonical' href='https://www.example.com/2020/01/02/story'>"
+        f"<meta name='author' content='{author}'>"
+    )
+    assert read(page(head, paragraphs_html())).byline == expected

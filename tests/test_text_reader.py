@@ -100,6 +100,7 @@ def test_binary_bytes_are_refused(data):
         (b'{"headline": "x"}\n{"headline": "y"}\n', "jsonl"),
         (b"<!DOCTYPE html><html><body><p>x</p></body></html>", "html"),
         (b"<p>Some fragment</p>", "html"),
+        (b"<style>\n" + b"  .grid { opacity: 1; }\n" * 400 + b"</style><html><body><p>x</p></body></html>", "html"),
         (b"Headline\n\nBody", "text"),
         (b'\xef\xbb\xbf  {"title": "BOM first"}', "json"),
     ],

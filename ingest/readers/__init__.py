@@ -111,6 +111,11 @@ def open_unpacked(source: bytes | io.BufferedReader, limits: Limits) -> tuple[io
     return source, False
 
 
+_HTML_TAG = re.compile(
+    r"<(?:!doctype html|html|head|body|article|main|p|div|meta|title|h1|section|span|br|figure)\b", re.I
+)
+
+
 def detect_format(data: bytes, name: str = "") -> str:
     """The format of (already unpacked) bytes, judged by content, with the file name only to break ties."""
     if data.startswith(b"PK\x03\x04"):
@@ -132,9 +137,8 @@ def detect_format(data: bytes, name: str = "") -> str:
         lowered = stripped[:4096].lower()
         if re.search(r"<(?:rss|feed|rdf:rdf)\b", lowered) and "<html" not in lowered:
             raise InputError("RSS/Atom feeds are not supported yet")
-        if re.search(
-            r"<(?:!doctype html|html|head|body|article|main|p|div|meta|title|h1|section|span|br|figure)\b", lowered
-        ):
+        # The whole sample: a page may open with a long <style> or <script> block before its first tag.
+        if _HTML_TAG.search(stripped) or name.lower().endswith((".html", ".htm", ".xhtml")):
             return "html"
     return "text"
 

@@ -9,9 +9,11 @@ is the main text trafilatura finds once the captions and the page furniture are 
 from __future__ import annotations
 
 import datetime as dt
+import html as _html
 import re
 import warnings
 from typing import Optional
+from urllib.parse import urlsplit
 
 import htmldate
 from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
@@ -100,8 +102,11 @@ def read_html(html: str) -> ArticleData:
         if not _is_article(paragraphs, links):
             raise InputError(_no_article_reason(paragraphs, links))
     article = ArticleData(headline=headline or _first_sentence(paragraphs), paragraphs=paragraphs, captions=captions)
-    article.published, article.date_inferred = _publication_date(html, page)
-    article.byline = page.byline[:500] if page.byline else None
+    tree = _tree(html)
+    reading = _trafilatura_metadata(tree, page.url)
+    article.published, article.date_inferred = _publication_date(html, tree, page, reading)
+    byline = _byline(page, reading)
+    article.byline = byline[:500] if byline else None
     if page.source:
         agency = find_agency(page.source)
         article.source = agency.source if agency else page.source[:200]
@@ -138,7 +143,28 @@ def _whole_page_text(html: str) -> list[str]:
     return main_text(html, favor_precision=False)
 
 
-def _publication_date(html: str, page: PageMeta) -> tuple[Optional[dt.date | dt.datetime], bool]:
+def _tree(html: str):
+    try:
+        return load_html(html)  # htmldate's loader: unlike lxml's, it reads a page with an XML declaration
+    except Exception:  # lxml refusing a page: what needs the tree answers nothing
+        return None
+
+
+def _trafilatura_metadata(tree, url: Optional[str]):
+    """trafilatura's own reading of the page's metadata (meta tags, JSON-LD, author markup, htmldate on the
+    markup and URL, no text search), or None."""
+    if tree is None:
+        return None
+    from trafilatura.metadata import extract_metadata  # noqa: PLC0415 (as main_text: only pages import it)
+
+    try:
+        # It reads the tree only (htmldate and the author rules work on copies of it).
+        return extract_metadata(tree, default_url=url, extensive=False)
+    except Exception:  # trafilatura failing on a page: our own reading stands alone
+        return None
+
+
+def _publication_date(html: str, tree, page: PageMeta, reading) -> tuple[Optional[dt.date | dt.datetime], bool]:
     """The page's publication date and whether it was inferred.
 
     htmldate reads the markup and the URL (its `original_date` rules prefer the first publication over an
@@ -147,13 +173,9 @@ def _publication_date(html: str, page: PageMeta) -> tuple[Optional[dt.date | dt.
     the days agree. Only when neither states a date does htmldate search the page's text: that date is
     marked inferred (a date a story mentions is not always its own).
     """
-    try:
-        tree = load_html(html)
-    except Exception:  # lxml refusing a page: the metadata's date stands alone
-        tree = None
-    markup = _htmldate(tree, page.url, extensive=False)
+    markup = _day(getattr(reading, "date", None))
     if markup is not None:
-        if page.published is not None and page.published.isoformat()[:10] == markup.isoformat()[:10]:
+        if page.published is not None and page.published.isoformat()[:10] == markup.isoformat():
             return page.published, False
         return markup, False
     if page.published is not None:
@@ -164,11 +186,34 @@ def _publication_date(html: str, page: PageMeta) -> tuple[Optional[dt.date | dt.
     return found, found is not None
 
 
-_COPYRIGHT = re.compile(r"(?:©|&copy;|\(c\)|copyright)[^0-9<]{0,30}(?:(?:19|20)\d\d\s*[-–]\s*)?((?:19|20)\d\d)", re.I)
+def _day(value: Optional[str]) -> Optional[dt.date]:
+    parsed = dates.parse_date(value) if value else None
+    return parsed.date() if isinstance(parsed, dt.datetime) else parsed
 
 
-def _copyright_years(html: str) -> set[str]:
-    return set(_COPYRIGHT.findall(html))
+def _byline(page: PageMeta, reading) -> Optional[str]:
+    """The page's byline without the site's own name in it ("Rob Picheta, CNN" -> "Rob Picheta"; a byline
+    that is only the site's name is none); when the page's own markup names no person, trafilatura's
+    reading of the author (its rules for author markup and its blacklist)."""
+    sites = {_key(name) for name in (page.source, getattr(reading, "sitename", None)) if name}
+    for url in (page.url, getattr(reading, "url", None)):
+        host = urlsplit(url).hostname if url else None
+        if host:
+            host = host.removeprefix("www.")
+            sites |= {_key(host), _key(host.rsplit(".", 1)[0])}
+    sites.discard("")
+    for candidate in (page.byline, getattr(reading, "author", None)):
+        if not candidate:
+            continue
+        candidate = _html.unescape(candidate)
+        parts = [p for p in _BYLINE_PARTS.split(candidate) if p.strip()]
+        kept = [p for p in parts if _key(p) not in sites]
+        if kept:
+            return candidate if len(kept) == len(parts) else ", ".join(p.strip() for p in kept)
+    return None
+
+
+_BYLINE_PARTS = re.compile(r"\s*[,;|/]\s*|\s+[-–]\s+")
 
 
 def _htmldate(tree, url: Optional[str], *, extensive: bool) -> Optional[dt.date]:
@@ -185,8 +230,14 @@ def _htmldate(tree, url: Optional[str], *, extensive: bool) -> Optional[dt.date]
         )
     except Exception:  # htmldate on a page it cannot read: no date from it
         return None
-    parsed = dates.parse_date(found) if found else None
-    return parsed.date() if isinstance(parsed, dt.datetime) else parsed
+    return _day(found)
+
+
+_COPYRIGHT = re.compile(r"(?:©|&copy;|\(c\)|copyright)[^0-9<]{0,30}(?:(?:19|20)\d\d\s*[-–]\s*)?((?:19|20)\d\d)", re.I)
+
+
+def _copyright_years(html: str) -> set[str]:
+    return set(_COPYRIGHT.findall(html))
 
 
 # The declared language gives way to the text's only on this much text and when detection is this sure.
