@@ -42,6 +42,7 @@ bench: $(VENV)/.test-installed
 	$(BIN)/python -m bench.speed --articles $(BENCH_ARTICLES)
 	$(BIN)/python -m bench.load
 	$(BIN)/python bench/extract.py --compare
+	$(BIN)/python -m bench.metadata
 
 # Known-item searches and the judged questions, beside SQLite FTS5 and plain Whoosh (bench/relevance.py).
 bench-relevance: $(VENV)/.test-installed
@@ -50,10 +51,12 @@ bench-relevance: $(VENV)/.test-installed
 bench-load: $(VENV)/.test-installed
 	$(BIN)/python -m bench.load
 
-# Body extraction scored on ../shared/corpus/article-extraction-benchmark through the ingest path, with
-# plain trafilatura scored in the same run (bench/extract.py; skipped when the corpus is absent).
+# Body extraction scored on every extraction set of ../shared/corpus through the ingest path, with
+# trafilatura and readability-lxml scored in the same run (bench/extract.py), then title, byline and date
+# beside trafilatura's on the html-metadata set (bench/metadata.py); skipped when the corpus is absent.
 bench-extract: $(VENV)/.test-installed
 	$(BIN)/python bench/extract.py --compare
+	$(BIN)/python -m bench.metadata
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache
