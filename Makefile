@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run test test-fast bench bench-relevance bench-load bench-extract clean
+.PHONY: run test test-fast bench bench-relevance bench-load bench-extract bench-bulk clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,12 @@ bench-load: $(VENV)/.test-installed
 bench-extract: $(VENV)/.test-installed
 	$(BIN)/python bench/extract.py --compare
 	$(BIN)/python -m bench.metadata
+
+# One generated 2 GB JSON Lines file through `newsarchive ingest`: time and peak memory (bench/bulk.py; about
+# half an hour, so not part of `make bench`). BULK_SETTINGS passes settings, e.g. "--set index_memory_mb=128".
+BULK_SETTINGS ?=
+bench-bulk: $(VENV)/.test-installed
+	$(BIN)/python -m bench.bulk --gigabytes 2 $(BULK_SETTINGS)
 
 clean:
 	rm -rf $(VENV) instance .pytest_cache

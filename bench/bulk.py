@@ -1,0 +1,110 @@
+"""One big JSON Lines file through `newsarchive ingest`: bounded memory however large the file.
+
+A file of `--gigabytes` is generated from the Reuters corpus (all 106,520 records, then again with each
+copy's body carrying its copy number, so no record is a duplicate of another), written once under
+bench/out/ and kept for the next run. It is ingested into a fresh archive by `newsarchive ingest FILE`
+in a subprocess, with the settings of the environment plus `--set NAME=VALUE` overrides; the peak memory
+(PSS of the process and its parser workers, sampled every 0.2 s) is reported over the whole run and over
+its first half: equal peaks mean memory stopped growing with the file.
+
+    python -m bench.bulk [--gigabytes 2] [--set index_memory_mb=256]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from .common import ROOT, archive_env, newsarchive, require_corpus, reuters_lines, tree_pss_bytes
+
+
+def generate(path: Path, size: int) -> int:
+    """Write Reuters records, copy after copy, until the file holds `size` bytes; return the records."""
+    if path.exists() and path.stat().st_size >= size:
+        with path.open("rb") as handle:
+            return sum(1 for _ in handle)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    records = written = 0
+    copy = 0
+    with path.open("wb") as out:
+        while written < size:
+            for line in reuters_lines():
+                record = json.loads(line)
+                if copy:
+                    record["id"] = f"{record.get('id')}-copy{copy}"
+                    record["body"] = f"{record.get('body', '')}\n\n(Archive copy {copy}.)"
+                data = json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n"
+                out.write(data)
+                written += len(data)
+                records += 1
+                if written >= size:
+                    break
+            copy += 1
+    return records
+
+
+def ingest(path: Path, home: Path, overrides: dict[str, str]) -> tuple[dict, float, int, int]:
+    shutil.rmtree(home, ignore_errors=True)
+    env = archive_env(home)
+    env.update({f"NEWSARCHIVE_{name.upper()}": value for name, value in overrides.items()})
+    newsarchive(home, "db", "upgrade")
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "webapp.cli", "ingest", str(path), "--json"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    samples: list[tuple[float, int]] = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            samples.append((time.perf_counter() - started, tree_pss_bytes(process.pid)))
+            time.sleep(0.2)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    out, err = process.communicate()
+    seconds = time.perf_counter() - started
+    stop.set()
+    watcher.join()
+    if process.returncode != 0:
+        raise RuntimeError(err.decode(errors="replace")[-4000:])
+    peak = max((pss for _, pss in samples), default=0)
+    first_half = max((pss for t, pss in samples if t <= seconds / 2), default=0)
+    return json.loads(out), seconds, peak, first_half
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--gigabytes", type=float, default=2.0, help="size of the generated file")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a setting for the run")
+    args = parser.parse_args(argv)
+    require_corpus()
+    overrides = dict(item.split("=", 1) for item in args.set)
+    size = int(args.gigabytes * 1e9)
+    path = ROOT / "bench" / "out" / f"bulk-{args.gigabytes:g}gb.jsonl"
+    records = generate(path, size)
+    print(f"{path.name}: {path.stat().st_size / 1e9:.2f} GB, {records:,} records; settings {overrides or 'defaults'}")
+    summary, seconds, peak, first_half = ingest(path, ROOT / "bench" / "out" / "bulk-home", overrides)
+    print(
+        f"{os.cpu_count()} CPUs, Python {platform.python_version()}: {seconds:.0f} s, "
+        f"{summary.get('ingested', 0) / seconds:.0f} articles/s, {path.stat().st_size / 1e6 / seconds:.2f} MB/s; "
+        f"peak memory (PSS of the ingester and its workers) {peak / 1e6:.0f} MB, first half {first_half / 1e6:.0f} MB"
+    )
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
