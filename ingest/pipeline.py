@@ -113,11 +113,22 @@ class RunSummary:
         else:
             self.failed += len(result.errors)
 
+    @property
+    def failed_files(self) -> int:
+        return sum(1 for f in self.files if f.status == "failed")
+
+    @property
+    def skipped_records(self) -> int:
+        """Bad records skipped in files whose other records were kept."""
+        return sum(len(f.errors) for f in self.files if f.status != "failed")
+
     def as_dict(self) -> dict:
         return {
             "ingested": self.ingested,
             "duplicates": self.duplicates,
             "failed": self.failed,
+            "failed_files": self.failed_files,
+            "skipped_records": self.skipped_records,
             "files": [f.as_dict() for f in self.files],
         }
 
@@ -167,6 +178,7 @@ class Ingester:
         self.workers = workers
         self._pool: Optional[cf.ProcessPoolExecutor] = None
         self._lock_depth = 0
+        self._progress = False  # a run's progress bars on the terminal (ingest_files sets it)
 
     def close(self) -> None:
         if self._pool is not None:
@@ -193,6 +205,7 @@ class Ingester:
         summary = RunSummary()
         self.folder_defaults = FolderDefaultsCache()  # read afresh each run: an edit applies to the next files
         bar = _progress_bar(len(files)) if progress else None
+        self._progress = progress
         feeder = self.feeder() if sync_index else None
         many = len(files) >= MANY_FILES
         with self._ingest_lock():
@@ -339,6 +352,7 @@ class Ingester:
                     parallel_index=parallel_index,
                 )
                 batch: list[ArticleData] = []
+                bar = _file_bar(f.path.name, size) if self._progress and not isinstance(source, bytes) else None
                 for item in self._parse(units, defaults):
                     if isinstance(item, RecordError):
                         result.errors.append({"line": item.line, "reason": safe_text(item.reason)})
@@ -347,8 +361,13 @@ class Ingester:
                     if len(batch) >= self.settings.ingest_batch_articles:
                         write.store_batch(batch)
                         batch = []
+                        if bar is not None:
+                            _show_file_progress(bar, source, result)
                 if batch:
                     write.store_batch(batch)
+                if bar is not None:
+                    _show_file_progress(bar, source, result)
+                    bar.close()
                 if result.articles == 0 and result.duplicates == 0:
                     # Nothing usable: the whole file is quarantined, with every record's reason.
                     raise InputError(_no_article_reason(result.errors))
@@ -580,6 +599,23 @@ def _unique(files: Iterable[InputFile]) -> list[InputFile]:
 
 def _progress_bar(total: int):
     return tqdm(total=total, unit="file", file=sys.stderr, disable=None, dynamic_ncols=True)
+
+
+def _file_bar(name: str, size: int):
+    """Progress through one file read as a stream (a big JSON Lines file), in bytes of the file as stored
+    (compressed bytes for a gzipped one); shown under the run's bar of files."""
+    return tqdm(
+        total=size, desc=name[:40], unit="B", unit_scale=True, file=sys.stderr, disable=None, leave=False, position=1
+    )
+
+
+def _show_file_progress(bar, handle: io.BufferedReader, result: FileResult) -> None:
+    try:
+        bar.n = min(handle.tell(), bar.total)
+    except (OSError, ValueError):  # a closed or unseekable stream: the bar keeps its last position
+        pass
+    bar.set_postfix(articles=result.articles, duplicates=result.duplicates, skipped=len(result.errors), refresh=False)
+    bar.refresh()
 
 
 def watch(ingester: Ingester, *, stop=None, on_result=None) -> None:

@@ -35,9 +35,22 @@ def test_ingest_of_the_inbox_by_default_with_a_text_summary(settings):
     (home / "inbox" / "bad.json").write_text("{broken")
     result = run(settings, "ingest")
     assert result.exit_code == 0  # quarantined files do not fail the run
-    assert "ingested 1 article(s), 0 duplicate(s), 1 failed, from 2 file(s)" in result.output
+    assert "ingested 1 article(s), 0 duplicate(s), 1 failed, 0 bad record(s) skipped, from 2 file(s)" in result.output
     assert "bad.json: invalid JSON" in result.output
     assert (home / "failed" / "bad.json.error.json").exists()
+
+
+def test_the_summary_counts_the_bad_records_a_file_skipped(settings, tmp_path):
+    lines = tmp_path / "wire.jsonl"
+    lines.write_text(
+        '{"headline": "Bridge to close", "body": "The council voted to close the bridge."}\n'
+        "{broken\n"
+        '{"headline": "Only a headline"}\n'
+        '{"headline": "Ferry to open", "body": "A ferry will replace the bridge next spring."}\n'
+    )
+    result = run(settings, "ingest", str(lines))
+    assert "ingested 2 article(s), 0 duplicate(s), 0 failed, 2 bad record(s) skipped, from 1 file(s)" in result.output
+    assert "wire.jsonl line 2:" in result.output and "wire.jsonl line 3:" in result.output
 
 
 def test_db_upgrade_and_reindex(settings):

@@ -1,9 +1,11 @@
 """The inbox pipeline end to end: real files, a real SQLite store, a real Whoosh index."""
 
 import gzip
+import io
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from sqlalchemy import func, select
 
 from ingest.inbox import display_path
 from ingest.pipeline import Ingester
+from store.db import upgrade
 from store.models import Article, IngestFile
 
 from .conftest import SEED_FILE, make_settings
@@ -249,3 +252,25 @@ def test_json_lines_past_max_file_bytes_are_read_as_a_stream(tmp_path, database_
     with sessions() as s:
         row = s.scalars(select(IngestFile).where(IngestFile.path.endswith("big.jsonl"))).one()
         assert row.size_bytes == (folder / "big.jsonl").stat().st_size
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_file_read_as_a_stream_shows_its_progress_in_bytes_on_a_terminal(tmp_path, database_url, monkeypatch):
+    settings = make_settings(tmp_path / "home", database_url, max_file_bytes=20_000, ingest_batch_articles=50)
+    upgrade(settings)
+    lines = [json.dumps({"title": f"Story {i}", "body": f"Story number {i} is about the harbour."}) for i in range(400)]
+    big = tmp_path / "big.jsonl"
+    big.write_text("\n".join(lines) + "\n{broken\n")
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with Ingester(settings, workers=1) as ingester:
+        summary = ingester.run([big], progress=True)
+    assert summary.ingested == 400 and summary.skipped_records == 1
+    shown = terminal.getvalue()
+    size_kb = f"{big.stat().st_size / 1000:.1f}k"
+    assert "big.jsonl" in shown and f"{size_kb}/{size_kb}" in shown, shown[-500:]
+    assert "articles=400" in shown and "skipped=1" in shown

@@ -129,7 +129,8 @@ def ingest(paths: tuple[Path, ...], watch: bool, as_json: bool, workers: int | N
 def _print_summary(summary: RunSummary) -> None:
     click.echo(
         f"ingested {summary.ingested} article(s), {summary.duplicates} duplicate(s), "
-        f"{summary.failed} failed, from {len(summary.files)} file(s)"
+        f"{summary.failed_files} failed, {summary.skipped_records} bad record(s) skipped, "
+        f"from {len(summary.files)} file(s)"
     )
     for result in summary.files:
         if result.status == "failed":
