@@ -3,7 +3,10 @@
 Read in order of trust: JSON-LD (`NewsArticle`, `Article`... with `@graph`), OpenGraph and `article:` meta
 tags, `<time datetime>`, figure/figcaption and caption/credit class names, then the page text. The body
 is the main text trafilatura finds once the captions and the page furniture are out of the tree
-(htmlbody); a sane JSON-LD `articleBody` stands in when the page text yields much less.
+(htmlbody); a sane JSON-LD `articleBody` stands in when the page text yields much less; when neither is
+an article, trafilatura on the whole page, readability-lxml and the largest text block are tried in turn.
+The date and the author also take trafilatura's own metadata reading (htmldate on the markup and URL, its
+author rules) into account.
 """
 
 from __future__ import annotations
