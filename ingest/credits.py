@@ -189,10 +189,13 @@ def is_credit(text: str) -> bool:
 _TRAILING_PARENS = re.compile(r"\s*\(([^()]{1,160})\)\s*\.?\s*$")
 # Unbracketed credits at the end: "... on Friday. Photograph: Peter Byrne/PA" or "... REUTERS/Kevin Lamarque".
 _TRAILING_LABELLED = re.compile(
-    r"(?:(?<=[.!?\"”])|^)\s*((?:(?:photo|image|picture)\s+credit|credit|photo(?:graph)?|picture|image)s?\s*(?::|by)\s*"
+    r"(?:(?<=[.!?\"”])|^)\s*((?:(?:photo|image|picture)\s+credit|credit|photo(?:graph(?:er)?)?|foto|picture|image)s?"
+    r"\s*(?::|by)\s*"
     r"[^.:]{2,100}?)\s*\.?\s*$",
     re.I,
 )
+# "Rep. Mark Meadows. | Alex Wong/Getty Images": a credit after a bar.
+_TRAILING_AFTER_BAR = re.compile(r"\s+\|\s+([^|]{2,100}?)\s*$")
 _TRAILING_AGENCY_SLASH = re.compile(
     r"(?:(?<=[.!?\"”])|^)\s*((?:REUTERS|Reuters|AFP|EPA(?:-EFE)?|AP)\s*/\s*[^\s/][^/]{1,60}?)\s*\.?\s*$"
 )
@@ -205,7 +208,8 @@ def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
     """If the paragraph ends in a photo credit, return (caption text, credit, source named after it); else None.
 
     Handles "... 2015. (AP Photo/Emrah Gurel) (The Associated Press)", "... (Photo by X/Getty Images)",
-    "... Photograph: X/PA" and "... REUTERS/X". A paragraph longer than any caption is body text.
+    "... Photograph: X/PA", "... Foto: X/dpa", "... REUTERS/X" and "... | X/Getty Images". A paragraph
+    longer than any caption is body text.
     """
     text = paragraph.rstrip()
     if text.count(" ") >= MAX_CAPTION_WORDS:
@@ -229,11 +233,11 @@ def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
             continue
         break
     if credit is None:
-        for pattern in (_TRAILING_LABELLED, _TRAILING_AGENCY_SLASH):
+        for pattern in (_TRAILING_LABELLED, _TRAILING_AGENCY_SLASH, _TRAILING_AFTER_BAR):
             m = pattern.search(text)
             if m and is_credit(m.group(1)):
                 credit = m.group(1).strip()
-                text = text[: m.start(1)].rstrip()
+                text = text[: m.start(1)].rstrip(" |")
                 break
     if credit is None:
         return None

@@ -482,3 +482,49 @@ def test_a_byline_never_credits_the_site_itself(author, expected):
         f"<meta name='author' content='{author}'>"
     )
     assert read(page(head, paragraphs_html())).byline == expected
+
+
+@pytest.mark.parametrize(
+    "figure, text, credit, photographer, agency",
+    [
+        (  # a "show caption" toggle named like a caption before the real figcaption
+            "<figure><img src='a.jpg'><input type='checkbox' class='reveal-caption__checkbox'>"
+            "<figcaption class='caption'>Striking members of the union outside the college last year. "
+            "Photograph: Guy Smallman/Getty Images</figcaption></figure>",
+            "Striking members of the union outside the college last year.",
+            "Photograph: Guy Smallman/Getty Images",
+            "Guy Smallman",
+            "Getty Images",
+        ),
+        (  # a block named as the credit that holds the caption too
+            "<div class='article-cover'><img src='a.jpg'><div class='article-photo-credit'>Paul Volcker and "
+            "President Obama during a meeting in 2009. (Saul Loeb/AFP/Getty Images)</div></div>",
+            "Paul Volcker and President Obama during a meeting in 2009.",
+            "Saul Loeb/AFP/Getty Images",
+            "Saul Loeb",
+            "AFP",
+        ),
+        (  # the credit after a bar
+            "<figure><img src='a.jpg'><figcaption>Rep. Mark Meadows speaks to reporters. | "
+            "Alex Wong/Getty Images</figcaption></figure>",
+            "Rep. Mark Meadows speaks to reporters.",
+            "Alex Wong/Getty Images",
+            "Alex Wong",
+            "Getty Images",
+        ),
+        (  # "Foto:" as German, Dutch, Spanish and Italian pages write it
+            "<figure><img src='a.jpg'><figcaption>Die Kanzlerin vor dem Reichstag in Berlin. "
+            "Foto: Sean Gallup/Getty Images</figcaption></figure>",
+            "Die Kanzlerin vor dem Reichstag in Berlin.",
+            "Foto: Sean Gallup/Getty Images",
+            "Sean Gallup",
+            "Getty Images",
+        ),
+    ],
+)
+def test_captions_with_their_credits_as_real_pages_write_them(figure, text, credit, photographer, agency):
+    article = read(page("", f"<article><h1>Bridge to close</h1>{figure}{paragraphs_html()}</article>"))
+    assert [(c.text, c.credit, c.photographer, c.agency) for c in article.captions] == [
+        (text, credit, photographer, agency)
+    ]
+    assert article.paragraphs == STORY

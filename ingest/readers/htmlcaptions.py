@@ -48,6 +48,7 @@ _NEVER = {"html", "body", "main", "article", "header", "footer", "nav", "form", 
 _PICTURES = frozenset({"img", "picture", "video"})
 _STORY_STRUCTURE = frozenset({"blockquote", "h1", "h2", "h3", "h4", "article"})
 _NOT_CONTENT = ("script", "style", "noscript", "template", "textarea", "svg")
+_CONTROLS = ("input", "button", "label", "select", "option")
 
 
 def _itemprop(tag: Tag) -> set[str]:
@@ -116,6 +117,8 @@ def extract_captions(root: BeautifulSoup | Tag) -> list[CaptionData]:
         if is_caption_node(tag):
             if tag.name != "figcaption" and not _short(tag):
                 continue  # a wrapper that happens to mention "caption" in its class, not a caption
+            if tag.name in _CONTROLS or not _text(tag):
+                continue  # a "show caption" toggle or an empty slot: the figure's real caption comes later
             group, figure = tag, tag.find_parent("figure")
         elif _picture_with_text(tag):
             group, figure = tag, tag  # a picture with text beside it but no caption markup
@@ -125,9 +128,13 @@ def extract_captions(root: BeautifulSoup | Tag) -> list[CaptionData]:
         captions = _read_group(group, figure)
         if not furniture:
             found.extend(captions)
-    # Credits outside any caption ("<span class=credit>" under a picture): never body text.
+    # Credits outside any caption ("<span class=credit>" under a picture): never body text. A credit block
+    # that holds the caption too ("Paul Volcker ... in 2009. (Saul Loeb/AFP/Getty Images)") is kept as one.
     for tag in [t for t in tags_in(root) if is_credit_node(t)]:
         if not removed(tag) and _short(tag):
+            split = split_caption(_clean_caption_text(_text(tag)))
+            if split and len(split[0]) >= MIN_CAPTION_CHARS and not in_furniture(tag):
+                found.append(caption_from_parts(split[0], split[1]))
             tag.decompose()
     return _unique(found)
 
