@@ -15,6 +15,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import datetime as dt
 import fcntl
+import gc
 import hashlib
 import io
 import logging
@@ -421,6 +422,9 @@ class Ingester:
     def _get_pool(self) -> cf.ProcessPoolExecutor:
         if self._pool is None:
             gazetteer()  # loaded once here; forked workers share it
+            # Objects made so far are left out of every later garbage collection, so that collections in
+            # the forked workers do not write to (and so copy) the pages they share with this process.
+            gc.freeze()
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
             self._pool = cf.ProcessPoolExecutor(
                 self.workers,
