@@ -16,14 +16,9 @@ import argparse
 import json
 import os
 import platform
-import shutil
-import subprocess
-import sys
-import threading
-import time
 from pathlib import Path
 
-from .common import ROOT, archive_env, newsarchive, require_corpus, reuters_lines, tree_pss_bytes
+from .common import ROOT, ingest_watching_memory, require_corpus, reuters_lines
 
 
 def generate(path: Path, size: int) -> int:
@@ -51,40 +46,6 @@ def generate(path: Path, size: int) -> int:
     return records
 
 
-def ingest(path: Path, home: Path, overrides: dict[str, str]) -> tuple[dict, float, int, int]:
-    shutil.rmtree(home, ignore_errors=True)
-    env = archive_env(home)
-    env.update({f"NEWSARCHIVE_{name.upper()}": value for name, value in overrides.items()})
-    newsarchive(home, "db", "upgrade")
-    started = time.perf_counter()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "webapp.cli", "ingest", str(path), "--json"],
-        env=env,
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    samples: list[tuple[float, int]] = []
-    stop = threading.Event()
-
-    def watch() -> None:
-        while not stop.is_set():
-            samples.append((time.perf_counter() - started, tree_pss_bytes(process.pid)))
-            time.sleep(0.2)
-
-    watcher = threading.Thread(target=watch)
-    watcher.start()
-    out, err = process.communicate()
-    seconds = time.perf_counter() - started
-    stop.set()
-    watcher.join()
-    if process.returncode != 0:
-        raise RuntimeError(err.decode(errors="replace")[-4000:])
-    peak = max((pss for _, pss in samples), default=0)
-    first_half = max((pss for t, pss in samples if t <= seconds / 2), default=0)
-    return json.loads(out), seconds, peak, first_half
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gigabytes", type=float, default=2.0, help="size of the generated file")
@@ -96,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
     path = ROOT / "bench" / "out" / f"bulk-{args.gigabytes:g}gb.jsonl"
     records = generate(path, size)
     print(f"{path.name}: {path.stat().st_size / 1e9:.2f} GB, {records:,} records; settings {overrides or 'defaults'}")
-    summary, seconds, peak, first_half = ingest(path, ROOT / "bench" / "out" / "bulk-home", overrides)
+    settings = {f"NEWSARCHIVE_{name.upper()}": value for name, value in overrides.items()}
+    summary, seconds, peak, first_half = ingest_watching_memory(path, ROOT / "bench" / "out" / "bulk-home", **settings)
     print(
         f"{os.cpu_count()} CPUs, Python {platform.python_version()}: {seconds:.0f} s, "
         f"{summary.get('ingested', 0) / seconds:.0f} articles/s, {path.stat().st_size / 1e6 / seconds:.2f} MB/s; "

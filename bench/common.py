@@ -10,9 +10,11 @@ import os
 import platform
 import random
 import re
+import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 from pathlib import Path
@@ -270,3 +272,39 @@ def tree_pss_bytes(pid: int) -> int:
         except OSError:
             pass
     return total
+
+
+def ingest_watching_memory(target: Path, home: Path, **settings) -> tuple[dict, float, int, int]:
+    """`newsarchive ingest TARGET --json` into a fresh archive at `home` (with NEWSARCHIVE_* `settings`),
+    timed from process start to exit; its summary, seconds, and peak memory (PSS of the process and its
+    workers, sampled every 0.2 s) over the whole run and over its first half (equal peaks mean memory
+    stopped growing with the input)."""
+    shutil.rmtree(home, ignore_errors=True)
+    newsarchive(home, "db", "upgrade")
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "webapp.cli", "ingest", str(target), "--json"],
+        env=archive_env(home, **settings),
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    samples: list[tuple[float, int]] = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            samples.append((time.perf_counter() - started, tree_pss_bytes(process.pid)))
+            time.sleep(0.2)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    out, err = process.communicate()
+    seconds = time.perf_counter() - started
+    stop.set()
+    watcher.join()
+    if process.returncode != 0:
+        raise RuntimeError(err.decode(errors="replace")[-4000:])
+    peak = max((pss for _, pss in samples), default=0)
+    first_half = max((pss for t, pss in samples if t <= seconds / 2), default=0)
+    return json.loads(out), seconds, peak, first_half

@@ -13,7 +13,6 @@ import json
 import re
 import shutil
 import sqlite3
-import subprocess
 import sys
 import threading
 import time
@@ -27,7 +26,7 @@ from store.settings import Settings
 from .common import (
     ROOT,
     Server,
-    archive_env,
+    ingest_watching_memory,
     machine,
     newsarchive,
     percentile,
@@ -35,7 +34,6 @@ from .common import (
     require_corpus,
     reuters_lines,
     today,
-    tree_pss_bytes,
     update_benchmarks,
     write_feed,
 )
@@ -67,39 +65,7 @@ def end_to_end_rate(feed: Path, home: Path) -> tuple[dict, float, int, int]:
     """`newsarchive ingest` of the feed folder into a fresh archive, timed from process start to exit; and
     its peak memory over the whole run and over the first half of it (equal peaks mean memory stopped
     growing with the number of articles)."""
-    shutil.rmtree(home, ignore_errors=True)
-    newsarchive(home, "db", "upgrade")
-    started = time.perf_counter()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "webapp.cli", "ingest", str(feed), "--json"],
-        env=archive_env(home),
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    samples: list[tuple[float, int]] = []
-    watcher_stop = threading.Event()
-
-    def watch_memory():
-
-        while not watcher_stop.is_set():
-            samples.append((time.perf_counter() - started, tree_pss_bytes(process.pid)))
-            time.sleep(0.2)
-
-    watcher = threading.Thread(target=watch_memory)
-    watcher.start()
-    out, err = process.communicate()
-    seconds = time.perf_counter() - started
-    watcher_stop.set()
-    watcher.join()
-    if process.returncode != 0:
-        raise RuntimeError(err.decode(errors="replace"))
-    peak = max((pss for _, pss in samples), default=0)
-    first_half_peak = max((pss for t, pss in samples if t <= seconds / 2), default=0)
-    return json.loads(out), seconds, peak, first_half_peak
-
-
-# -- search ------------------------------------------------------------------------------------------
+    return ingest_watching_memory(feed, home)
 
 
 def build_fts5(records: list[dict], path: Path) -> float:
