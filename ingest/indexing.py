@@ -55,6 +55,7 @@ def article_docs(session: Session, ids: list[int]) -> list[IndexDocument]:
             Article.url,
             Article.published_day,
             Article.published_utc,
+            Article.language,
             Source.name.label("source"),
         )
         .outerjoin(Source, Source.id == Article.source_id)
@@ -74,6 +75,7 @@ def article_docs(session: Session, ids: list[int]) -> list[IndexDocument]:
                 url=row.url,
                 day=row.published_day,
                 published_utc=row.published_utc,
+                language=row.language,
             )
         )
     return docs

@@ -126,6 +126,7 @@ class ArticleStore:
                     url=row["url"],
                     day=row["published_day"],
                     published_utc=row["published_utc"],
+                    language=row["language"],
                 )
             )
         if caption_rows:

@@ -63,6 +63,10 @@ class FacetArrays:
         return mask
 
 
+def _starts(value: str, prefix: str) -> bool:
+    return value.startswith(prefix) or any(word.startswith(prefix) for word in value.split()[1:])
+
+
 def _index_of(values: list[str], value: str) -> Optional[int]:
     lo, hi = 0, len(values)
     while lo < hi:
@@ -321,13 +325,21 @@ class BoundView:
             mask &= day <= high
         return mask
 
-    def facet_counts(self, facet: str, matched: np.ndarray, size: int) -> list[dict]:
+    def facet_counts(self, facet: str, matched: np.ndarray, size: int, prefix: str = "") -> list[dict]:
+        """The `size` values of `facet` most carried by `matched`, with their counts; with a `prefix`, only
+        values that start with it, or have a word that does (any case: "york" finds "New York")."""
         fa = self.view.facets[facet]
         if size == 0 or not fa.values or not matched.size:
             return []
         mask = np.zeros(self.view.doc_count_all, dtype=bool)
         mask[matched] = True
         counts = fa.counts(matched, mask)
+        if prefix:
+            wanted = prefix.casefold()
+            keep = np.fromiter(
+                (_starts(value.casefold(), wanted) for value in fa.values), dtype=bool, count=len(fa.values)
+            )
+            counts = np.where(keep, counts, 0)
         order = np.argsort(-counts, kind="stable")[:size]
         return [{"value": fa.values[i], "count": int(counts[i])} for i in order if counts[i] > 0]
 

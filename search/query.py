@@ -8,8 +8,9 @@ How a query is answered (the README's "How search answers" says the same for use
    words, the ones matching more of them first, then by BM25F. Required parts, exclusions, boolean
    queries and filters are never relaxed.
 3. A URL that an article was stored with answers that article ("url"); otherwise its words are searched.
-4. Facet filters: values of one facet are OR'ed, facets AND'ed; dates from/to inclusive. Facet counts
-   are disjunctive: each facet is counted under every filter but its own.
+4. Facet filters: values of one facet are OR'ed, facets AND'ed, `not_<facet>` values excluded; dates
+   from/to inclusive. Facet counts are disjunctive: each facet is counted under every filter but its own
+   (its chosen and its excluded values).
 5. A correction is looked for only when the typed words together find fewer than a page; it replaces
    words with close words of the archive's headline and caption vocabulary, and is offered only when the corrected
    query finds clearly more (at least twice as many, plus one). When the typed query finds nothing at
@@ -18,6 +19,7 @@ How a query is answered (the README's "How search answers" says the same for use
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -29,8 +31,8 @@ from whoosh.searching import Searcher
 
 from .columns import BoundView, SegmentCache
 from .parse import ParsedQuery, analyse, analysed_terms, parse_query, word_query
-from .request import SearchRequest
-from .schema import DEFAULT_FIELDS, FACETS, day_number
+from .request import BadRequest, SearchRequest
+from .schema import DEFAULT_FIELDS, FACETS, MISSING_DAY, day_number
 
 # In a relaxed ("most") answer, articles are ranked by how many of the words they match, then by BM25F.
 # Words found in more than this share of the archive's articles are left out of that count (they still
@@ -74,6 +76,7 @@ class Found:
     suggestion: Optional[str] = None
     corrected: bool = False
     notices: list[str] = field(default_factory=list)
+    histogram: Optional[dict] = None
 
 
 @dataclass
@@ -157,7 +160,35 @@ class ArchiveSearcher:
             terms=parsed.terms_by_field(),
             match=matched.match,
             notices=list(parsed.notices),
+            histogram=date_histogram(self.view.view.day[ids], request.interval),
         )
+
+    def ordered(self, request: SearchRequest, limit: int) -> tuple[int, list[str], dict[str, set[str]]]:
+        """(total, the ids of the first `limit` hits in the order the request's pages show them, the query
+        terms by field for snippets): every page at once, for export. Matched as `search` matches (relaxed
+        by the request's page size, corrected when the typed query finds nothing)."""
+        first = self.search(replace(request, page=1, facet_size=0))
+        parsed = parse_query(first.suggestion if first.corrected and first.suggestion else request.q)
+        filters = self._filter_masks(request)
+        matched = self._match(parsed, filters, request.per_page)
+        if matched.match == MATCH_MOST and self.texts is not None and FEEDBACK_DOCS:
+            self._feedback(parsed, matched, filters)
+        ids = np.flatnonzero(matched.mask & _combined(filters, self.view.doc_count_all))
+        if matched.match == MATCH_LIST or request.sort != "relevance":
+            order = self.view.by_date(ids, request.sort != "oldest", limit)
+        else:
+            order = self.view.top(ids, self._rank_key(ids, matched), limit)
+        return int(ids.size), [self.view.doc_id(int(ids[i])) for i in order[:limit]], parsed.terms_by_field()
+
+    def facet_values(self, request: SearchRequest, facet: str, prefix: str, size: int) -> list[dict]:
+        """Values of one facet among the request's hits, counted as the answer's facets are (under every
+        filter but the facet's own), limited to those starting with `prefix` (or with a word that does)."""
+        parsed = parse_query(request.q)
+        filters = self._filter_masks(request)
+        matched = self._match(parsed, filters, request.per_page)
+        others = {k: v for k, v in filters.items() if k != facet}
+        counted = np.flatnonzero(matched.mask & _combined(others, self.view.doc_count_all))
+        return self.view.facet_counts(facet, counted, size, prefix)
 
     @staticmethod
     def _rank_key(ids: np.ndarray, matched: _Matched) -> np.ndarray:
@@ -302,9 +333,13 @@ class ArchiveSearcher:
         """One mask per active filter (facet name, or "date")."""
         masks = {}
         for facet in FACETS:
-            values = request.filters.get(facet)
-            if values:
-                masks[facet] = self.view.facet_mask(facet, values)
+            values, excluded = request.filters.get(facet), request.exclude.get(facet)
+            if values or excluded:
+                # A facet's chosen and excluded values are one filter: its counts are taken without both.
+                mask = self.view.facet_mask(facet, values) if values else np.ones(self.view.doc_count_all, bool)
+                if excluded:
+                    mask &= ~self.view.facet_mask(facet, excluded)
+                masks[facet] = mask
         if request.date_from or request.date_to:
             masks["date"] = self.view.day_mask(
                 day_number(request.date_from) if request.date_from else None,
@@ -383,6 +418,68 @@ class ArchiveSearcher:
         if found is None:
             found = self._frequencies[term] = max(reader.doc_frequency(f, term) for f in DEFAULT_FIELDS)
         return found
+
+
+# Date histograms: the interval chosen from the span of the matching days (at most about this many bars),
+# and the most bars any interval may give (a finer interval over a longer span is a request to fix).
+HISTOGRAM_AUTO_BARS = 80
+HISTOGRAM_MAX_BARS = 2000
+
+
+def date_histogram(days: np.ndarray, interval: str = "auto") -> dict:
+    """Counts of the hits per year, month or day (yyyymmdd `days`, MISSING_DAY for undated hits), with the
+    empty buckets between the first and the last; the buckets and `undated` add up to the hits."""
+    dated = days[days != MISSING_DAY]
+    undated = int(days.size - dated.size)
+    if not dated.size:
+        return {"interval": None if interval == "auto" else interval, "buckets": [], "undated": undated}
+    first, last = _day_of(int(dated.min())), _day_of(int(dated.max()))
+    if interval == "auto":
+        span = (last - first).days
+        if span < HISTOGRAM_AUTO_BARS:
+            interval = "day"
+        elif (last.year - first.year) * 12 + last.month - first.month < HISTOGRAM_AUTO_BARS:
+            interval = "month"
+        else:
+            interval = "year"
+    divisor = {"year": 10000, "month": 100, "day": 1}[interval]
+    keys, counts = np.unique(dated // divisor, return_counts=True)
+    found = dict(zip(keys.tolist(), counts.tolist(), strict=True))
+    bars = {
+        "year": last.year - first.year + 1,
+        "month": (last.year - first.year) * 12 + last.month - first.month + 1,
+        "day": (last - first).days + 1,
+    }[interval]
+    if bars > HISTOGRAM_MAX_BARS:
+        raise BadRequest(
+            "bad_parameter",
+            f"interval={interval} would draw {bars:,} bars (at most {HISTOGRAM_MAX_BARS:,}): "
+            "choose a longer interval or a shorter from/to",
+        )
+    buckets = []
+    start = {"year": dt.date(first.year, 1, 1), "month": dt.date(first.year, first.month, 1), "day": first}[interval]
+    for _ in range(bars):
+        if interval == "year":
+            end, following, key = dt.date(start.year, 12, 31), dt.date(start.year + 1, 1, 1), str(start.year)
+        elif interval == "month":
+            following = dt.date(start.year + start.month // 12, start.month % 12 + 1, 1)
+            end, key = following - dt.timedelta(days=1), f"{start.year:04d}-{start.month:02d}"
+        else:
+            end, following, key = start, start + dt.timedelta(days=1), start.isoformat()
+        buckets.append(
+            {
+                "key": key,
+                "from": start.isoformat(),
+                "to": end.isoformat(),
+                "count": found.get(day_number(start) // divisor, 0),
+            }
+        )
+        start = following
+    return {"interval": interval, "buckets": buckets, "undated": undated}
+
+
+def _day_of(number: int) -> dt.date:
+    return dt.date(number // 10000, number // 100 % 100, number % 100)
 
 
 def _combined(masks: dict[str, np.ndarray], n: int) -> np.ndarray:

@@ -9,11 +9,13 @@ from typing import Callable, Optional
 from .schema import FACETS
 
 SORTS = ("relevance", "newest", "oldest")
+INTERVALS = ("auto", "year", "month", "day")  # the date histogram's bars
 MAX_PER_PAGE = 100
 MAX_FACET_SIZE = 200
 MAX_PAGE = 10_000
 MAX_QUERY_CHARS = 1000
 MAX_FILTER_VALUES = 50
+EXCLUDE_PREFIX = "not_"  # not_source=AP: no hit carries that value
 
 
 class BadRequest(ValueError):
@@ -29,6 +31,7 @@ class BadRequest(ValueError):
 class SearchRequest:
     q: str = ""
     filters: dict[str, list[str]] = field(default_factory=dict)
+    exclude: dict[str, list[str]] = field(default_factory=dict)  # facet -> values no hit may carry (not_<facet>)
     date_from: Optional[dt.date] = None
     date_to: Optional[dt.date] = None
     sort: str = "relevance"
@@ -36,6 +39,7 @@ class SearchRequest:
     per_page: int = 20
     facet_size: int = 20
     correct: bool = True  # answer a query that finds nothing with its correction, when that finds something
+    interval: str = "auto"  # the date histogram's bars: chosen from the span of the hits, or year/month/day
 
     def params(self, **changes) -> list[tuple[str, str]]:
         """This request as query parameters, with `changes` applied (for links: next page, facet clicks)."""
@@ -47,11 +51,15 @@ class SearchRequest:
             "page": str(self.page),
             "per_page": str(self.per_page),
             "correct": "" if self.correct else "false",
+            "interval": "" if self.interval == "auto" else self.interval,
         }
         filters = {k: list(v) for k, v in self.filters.items()}
+        exclude = {k: list(v) for k, v in self.exclude.items()}
         for key, value in changes.items():
             if key in FACETS:
                 filters[key] = value
+            elif key.startswith(EXCLUDE_PREFIX) and key[len(EXCLUDE_PREFIX) :] in FACETS:
+                exclude[key[len(EXCLUDE_PREFIX) :]] = value
             else:
                 values[key] = "" if value is None else str(value)
         out = [
@@ -64,6 +72,7 @@ class SearchRequest:
         ]
         for facet in FACETS:
             out.extend((facet, v) for v in filters.get(facet, []))
+            out.extend((EXCLUDE_PREFIX + facet, v) for v in exclude.get(facet, []))
         return out
 
 
@@ -105,7 +114,11 @@ def parse_request(get: Callable[[str], Optional[str]], get_all: Callable[[str], 
     sort = (get("sort") or "relevance").strip().lower()
     if sort not in SORTS:
         raise BadRequest("bad_parameter", f"sort must be one of {', '.join(SORTS)}, not {sort[:40]!r}")
+    interval = (get("interval") or "auto").strip().lower()
+    if interval not in INTERVALS:
+        raise BadRequest("bad_parameter", f"interval must be one of {', '.join(INTERVALS)}, not {interval[:40]!r}")
     request = SearchRequest(
+        interval=interval,
         q=q,
         sort=sort,
         page=_int("page", get("page"), 1, 1, MAX_PAGE),
@@ -121,13 +134,14 @@ def parse_request(get: Callable[[str], Optional[str]], get_all: Callable[[str], 
     if request.date_from and request.date_to and request.date_from > request.date_to:
         raise BadRequest("bad_parameter", f"from ({request.date_from}) is after to ({request.date_to})")
     for facet in FACETS:
-        values = [v.strip() for v in get_all(facet) if v and v.strip()]
-        if len(values) > MAX_FILTER_VALUES:
-            raise BadRequest("bad_parameter", f"at most {MAX_FILTER_VALUES} values of {facet} at once")
-        if any("\x00" in v or len(v) > 300 for v in values):
-            raise BadRequest("bad_parameter", f"a {facet} value is too long or holds a NUL character")
-        if facet == "year" and any(not (v.isdigit() and len(v) == 4) for v in values):
-            raise BadRequest("bad_parameter", "year must be a four-digit year like 2015")
-        if values:
-            request.filters[facet] = list(dict.fromkeys(values))
+        for name, chosen in ((facet, request.filters), (EXCLUDE_PREFIX + facet, request.exclude)):
+            values = [v.strip() for v in get_all(name) if v and v.strip()]
+            if len(values) > MAX_FILTER_VALUES:
+                raise BadRequest("bad_parameter", f"at most {MAX_FILTER_VALUES} values of {name} at once")
+            if any("\x00" in v or len(v) > 300 for v in values):
+                raise BadRequest("bad_parameter", f"a {name} value is too long or holds a NUL character")
+            if facet == "year" and any(not (v.isdigit() and len(v) == 4) for v in values):
+                raise BadRequest("bad_parameter", f"{name} must be a four-digit year like 2015")
+            if values:
+                chosen[facet] = list(dict.fromkeys(values))
     return request

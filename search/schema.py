@@ -20,11 +20,11 @@ from .analysis import FastPositions, NewsAnalyzer
 
 # Bumped whenever the schema or the way documents are written changes: an index built under another
 # version is rebuilt from SQL by the next `newsarchive ingest` or `newsarchive reindex`.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Facet values are joined with this separator inside one field value, so a value may hold commas.
 FACET_SEPARATOR = "\x1f"
-FACETS = ("source", "credit", "place", "year")
+FACETS = ("source", "credit", "place", "year", "byline", "dateline", "language")
 # Bare words search these fields, all with the same analyzer (so a stop word is dropped from every one).
 DEFAULT_FIELDS = ("headline", "body", "caption", "credit")
 # Fields a query can name (`caption:refugee`); the last four keep stop words, for exact names.
@@ -76,6 +76,9 @@ def build_schema() -> Schema:
         credit_facet=_facet_field(),
         place_facet=_facet_field(),
         year_facet=_facet_field(),
+        byline_facet=_facet_field(),
+        dateline_facet=_facet_field(),
+        language_facet=_facet_field(),
         # The article's own calendar day as yyyymmdd: indexed for Whoosh's range queries (signed, since
         # Whoosh ranges on unsigned fields are wrong; shift_step 8 indexes 4 terms per document instead of
         # 8), and as a column (day_column) that the date filters read as one array. The UTC instant, a
@@ -113,6 +116,17 @@ def normalise_url(url: str) -> str:
     return f"{host}{path}{query}"
 
 
+# Between the writers of a shared byline: "Jane Doe and John Roe", "Jane Doe & John Roe", "Doe; Roe".
+_BYLINE_JOINS = re.compile(r"\s*(?:;|&|\band\b|\bund\b|\bet\b)\s*", re.IGNORECASE)
+
+
+def byline_names(byline: str) -> list[str]:
+    """The writers a byline names, each a value of the byline facet ("Jane Doe and John Roe" gives two).
+    Commas are left alone: "Jane Doe, Jr." and "Jane Doe, Washington" are one writer."""
+    names = [name.strip(" ,;") for name in _BYLINE_JOINS.split(byline)]
+    return list(dict.fromkeys(name for name in names if name))
+
+
 @dataclass(frozen=True)
 class CaptionFields:
     text: str
@@ -141,6 +155,7 @@ class IndexDocument:
     url: Optional[str] = None
     day: Optional[dt.date] = None
     published_utc: Optional[dt.datetime] = None
+    language: Optional[str] = None
 
     def fields(self) -> dict:
         doc: dict = {"id": str(self.id), "headline": self.headline or "", "body": self.body or ""}
@@ -161,8 +176,14 @@ class IndexDocument:
             doc["place_facet"] = FACET_SEPARATOR.join(self.places)
         if self.byline:
             doc["byline"] = self.byline
+            names = byline_names(self.byline)
+            if names:
+                doc["byline_facet"] = FACET_SEPARATOR.join(names)
         if self.dateline:
             doc["dateline"] = self.dateline
+            doc["dateline_facet"] = self.dateline.strip()
+        if self.language:
+            doc["language_facet"] = self.language
         if self.url:
             doc["url"] = normalise_url(self.url)
         if self.day is not None:

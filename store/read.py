@@ -6,9 +6,11 @@ It only reads: the ingester is the only writer.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from contextlib import contextmanager
+from html import unescape
 from typing import Iterator, Optional
 
 from sqlalchemy import select
@@ -21,11 +23,15 @@ from search.query import ArchiveSearcher
 from search.request import SearchRequest
 
 from .db import make_engine, make_sessionmaker
-from .models import Article, Caption, Source
+from .models import Article, Caption, Place, Source, article_places
 from .settings import Settings
 from .stats import sql_counts
 
 NOT_BUILT = "(no index built yet)"
+# An export's columns, in order; then "snippet" or "body".
+EXPORT_FIELDS = ("id", "headline", "published", "source", "byline", "dateline", "places", "language", "url")
+EXPORT_CHUNK = 500  # rows read from SQL at a time while an export is written
+_MARK = re.compile(r"</?mark>")
 
 
 class Archive:
@@ -138,9 +144,41 @@ class Archive:
             "notices": found.notices,
             "sort": request.sort,
             "filters": request.filters,
+            "exclude": request.exclude,
+            "histogram": found.histogram,
             "from": request.date_from.isoformat() if request.date_from else None,
             "to": request.date_to.isoformat() if request.date_to else None,
         }
+
+    def export(
+        self, request: SearchRequest, text: str = "snippet", limit: Optional[int] = None
+    ) -> tuple[int, Iterator[dict]]:
+        """(total hits, the export rows of the first `limit` of them, in the order the pages show them).
+
+        The hits' ids are found at once (numbers only); their rows are read from SQL EXPORT_CHUNK at a time
+        as the iterator is consumed, so memory stays flat however many rows are written. `text` is
+        "snippet" (the passage that matched, as plain text) or "body" (the whole text)."""
+        limit = min(limit or self.settings.export_max_rows, self.settings.export_max_rows)
+        total, ids, terms = self.searcher().ordered(request, limit)
+        if "credit" in terms:
+            terms = {**terms, "caption": terms.get("caption", set()) | terms["credit"]}
+        return total, self._export_rows([int(i) for i in ids], terms, text)
+
+    def _export_rows(self, ids: list[int], terms: dict[str, set[str]], text: str) -> Iterator[dict]:
+        for start in range(0, len(ids), EXPORT_CHUNK):
+            chunk = ids[start : start + EXPORT_CHUNK]
+            rows = self._hit_rows(chunk, full=True)
+            for article_id in chunk:
+                row = rows.get(article_id)
+                if row is None:
+                    continue  # removed from SQL since it was indexed
+                out = {key: row[key] for key in EXPORT_FIELDS}
+                if text == "body":
+                    out["body"] = row["body"]
+                else:
+                    fields = [("body", row["body"]), ("caption", row["captions"]), ("headline", row["headline"])]
+                    out["snippet"] = unescape(_MARK.sub("", best_snippet(fields, terms)))
+                yield out
 
     def _texts(self, ids: list[str]) -> list[str]:
         """Headline, body and captions of articles by id (for relevance feedback), in the order asked."""
@@ -148,9 +186,11 @@ class Archive:
         rows = self._hit_rows(wanted)
         return [f"{rows[i]['headline']}\n{rows[i]['body']}\n{rows[i]['captions']}" if i in rows else "" for i in wanted]
 
-    def _hit_rows(self, ids: list[int]) -> dict[int, dict]:
+    def _hit_rows(self, ids: list[int], full: bool = False) -> dict[int, dict]:
+        """Rows of articles by id for hits; `full` adds byline, dateline, language and places (export)."""
         if not ids:
             return {}
+        extra = (Article.byline, Article.dateline, Article.language) if full else ()
         with self.engine.connect() as session:  # Core: a third of the ORM session's overhead per query
             rows = session.execute(
                 select(
@@ -160,6 +200,7 @@ class Archive:
                     Article.url,
                     Article.body,
                     Source.name.label("source"),
+                    *extra,
                 )
                 .outerjoin(Source, Source.id == Article.source_id)
                 .where(Article.id.in_(ids))
@@ -171,8 +212,18 @@ class Archive:
                 .order_by(Caption.position)
             ):
                 captions.setdefault(article_id, []).append(f"{text} ({credit})" if credit else text)
-        return {
-            r.id: {
+            places: dict[int, list[str]] = {}
+            if full:
+                for article_id, name in session.execute(
+                    select(article_places.c.article_id, Place.name)
+                    .join(Place, Place.id == article_places.c.place_id)
+                    .where(article_places.c.article_id.in_(ids))
+                    .order_by(article_places.c.article_id, Place.name)
+                ):
+                    places.setdefault(article_id, []).append(name)
+        out = {}
+        for r in rows:
+            row = {
                 "id": r.id,
                 "headline": r.headline,
                 "published": r.published,
@@ -181,8 +232,10 @@ class Archive:
                 "source": r.source,
                 "captions": "\n".join(captions.get(r.id, [])),
             }
-            for r in rows
-        }
+            if full:
+                row.update(byline=r.byline, dateline=r.dateline, language=r.language, places=places.get(r.id, []))
+            out[r.id] = row
+        return out
 
     def article(self, article_id: int) -> Optional[dict]:
         """The article record of SPEC.md, or None when there is no such article."""

@@ -143,6 +143,13 @@ TABLE: tuple[Setting, ...] = (
     Setting("sqlite_busy_timeout_ms", "int", 30_000, "how long SQLite waits for a lock", minimum=0),
     Setting("search_cache_mb", "int", 128, "decoded posting lists the server keeps between queries", minimum=0),
     Setting(
+        "export_max_rows",
+        "int",
+        100_000,
+        "the most hits one CSV or JSON Lines export of a search holds (`/api/search.csv`, `--format csv`)",
+        minimum=1,
+    ),
+    Setting(
         "search_engine",
         "choice",
         "auto",
@@ -174,6 +181,7 @@ class Settings:
     index_memory_mb: int
     sqlite_busy_timeout_ms: int
     search_cache_mb: int
+    export_max_rows: int
     search_engine: str  # auto, numpy or whoosh (search/engine.py)
 
     @property

@@ -1,10 +1,17 @@
-"""The JSON API: /api/search, /api/articles/<id>, /api/openapi.json and /healthz."""
+"""The JSON API: /api/search (and its exports .csv and .jsonl), /api/facets/<name>, /api/articles/<id>,
+/api/openapi.json and /healthz."""
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+import csv
+import io
+import json
 
-from search.request import parse_request
+from flask import Blueprint, Response, jsonify, request, stream_with_context
+
+from search.request import MAX_FACET_SIZE, BadRequest, parse_request
+from search.schema import FACETS
+from store.read import EXPORT_FIELDS
 
 from .context import get_archive, request_searcher
 from .openapi import openapi_document
@@ -19,6 +26,82 @@ def search_request():
 @bp.get("/api/search")
 def search():
     return jsonify(get_archive().search(search_request(), request_searcher()))
+
+
+@bp.get("/api/facets/<name>")
+def facet_values(name: str):
+    if name not in FACETS:
+        raise BadRequest("bad_parameter", f"no facet named {name[:40]!r}; the facets are {', '.join(FACETS)}")
+    search = search_request()
+    prefix = (request.args.get("prefix") or "").strip()
+    if len(prefix) > 100 or "\x00" in prefix:
+        raise BadRequest("bad_parameter", "prefix must be at most 100 characters, without NUL")
+    size = search.facet_size if request.args.get("facet_size") else MAX_FACET_SIZE
+    values = request_searcher().facet_values(search, name, prefix, size)
+    return jsonify({"facet": name, "prefix": prefix, "values": values})
+
+
+def export_options(archive) -> tuple[str, int]:
+    """The export's `text` (snippet or body) and `limit` (at most NEWSARCHIVE_EXPORT_MAX_ROWS)."""
+    text = (request.args.get("text") or "snippet").strip().lower()
+    if text not in ("snippet", "body"):
+        raise BadRequest("bad_parameter", f"text must be snippet or body, not {text[:40]!r}")
+    cap = archive.settings.export_max_rows
+    raw = (request.args.get("limit") or "").strip()
+    if not raw:
+        return text, cap
+    if not raw.isdigit() or not 1 <= int(raw) <= cap:
+        raise BadRequest("bad_parameter", f"limit must be a whole number from 1 to {cap}, not {raw[:40]!r}")
+    return text, int(raw)
+
+
+@bp.get("/api/search.csv")
+def search_csv():
+    archive = get_archive()
+    text, limit = export_options(archive)
+    total, rows = archive.export(search_request(), text, limit)
+    return _download(csv_lines(rows, text), "text/csv; charset=utf-8", "newsarchive-search.csv", total)
+
+
+@bp.get("/api/search.jsonl")
+def search_jsonl():
+    archive = get_archive()
+    text, limit = export_options(archive)
+    total, rows = archive.export(search_request(), text, limit)
+    lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    return _download(lines, "application/x-ndjson; charset=utf-8", "newsarchive-search.jsonl", total)
+
+
+def _download(lines, mimetype: str, filename: str, total: int) -> Response:
+    response = Response(stream_with_context(lines), mimetype=mimetype)
+    response.headers["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response.headers["X-Total-Hits"] = str(total)
+    return response
+
+
+# A spreadsheet runs a cell that starts with one of these as a formula: such a cell gets a leading quote.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_lines(rows, text: str):
+    """The export as CSV lines: a header, then one line per hit (places joined by "; ")."""
+    header = [*EXPORT_FIELDS, text]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    yield buffer.getvalue()
+    for row in rows:
+        buffer.seek(0)
+        buffer.truncate()
+        cells = []
+        for key in header:
+            value = row.get(key)
+            if isinstance(value, list):
+                value = "; ".join(value)
+            value = "" if value is None else str(value)
+            cells.append("'" + value if value.startswith(_FORMULA_START) else value)
+        writer.writerow(cells)
+        yield buffer.getvalue()
 
 
 @bp.get("/api/articles/<int:article_id>")

@@ -25,7 +25,7 @@ from ingest.indexing import reindex as rebuild_index
 from ingest.pipeline import FileResult, Ingester, RunSummary
 from ingest.pipeline import watch as watch_inbox
 from search.index import ArchiveIndex, IndexMissing
-from search.request import BadRequest, parse_request
+from search.request import EXCLUDE_PREFIX, BadRequest, parse_request
 from search.schema import FACETS
 from store.db import DatabaseBehind, make_engine, make_sessionmaker, require_current, upgrade
 from store.read import Archive
@@ -33,6 +33,7 @@ from store.settings import Settings, SettingsError
 from store.stats import collect
 
 from . import create_app
+from .api import csv_lines
 
 
 def _settings() -> Settings:
@@ -189,9 +190,23 @@ def stats(as_json: bool) -> None:
 
 @cli.command("search")
 @click.argument("query", nargs=-1)
-@click.option("--json", "as_json", is_flag=True, help="Print the JSON API's response object.")
 @click.option(
-    "--limit", "--per-page", "per_page", type=int, default=10, show_default=True, help="Hits per page (1-100)."
+    "--format",
+    "output",
+    type=click.Choice(["text", "json", "csv", "jsonl"]),
+    default="text",
+    show_default=True,
+    help="text: hits for reading; json: the /api/search answer; csv, jsonl: every hit (export, up to --limit).",
+)
+@click.option("--json", "as_json", is_flag=True, help="The same as --format json.")
+@click.option(
+    "--limit",
+    "--per-page",
+    "per_page",
+    type=int,
+    default=None,
+    help="Hits per page (1-100, default 10); with csv or jsonl, the most hits to write (default: all, up to "
+    "NEWSARCHIVE_EXPORT_MAX_ROWS).",
 )
 @click.option("--page", type=int, default=1, show_default=True, help="Page of hits, from 1.")
 @click.option("--sort", default="relevance", show_default=True, help="relevance, newest or oldest.")
@@ -201,13 +216,30 @@ def stats(as_json: bool) -> None:
 @click.option("--credit", multiple=True, help="Only articles with this photo credit (repeatable).")
 @click.option("--place", multiple=True, help="Only articles about this place (repeatable).")
 @click.option("--year", multiple=True, help="Only articles of this year (repeatable).")
+@click.option("--byline", multiple=True, help="Only articles by this writer (repeatable).")
+@click.option("--dateline", multiple=True, help="Only articles with this dateline place (repeatable).")
+@click.option("--language", multiple=True, help="Only articles in this language code, e.g. en (repeatable).")
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="FACET=VALUE",
+    help="Leave out articles with this facet value, e.g. source=Reuters (repeatable).",
+)
+@click.option(
+    "--text", "text", type=click.Choice(["snippet", "body"]), default="snippet", help="csv/jsonl: text column."
+)
 @click.option("--no-correct", is_flag=True, help="Answer the query as typed even when it finds nothing.")
-def search_command(query: tuple[str, ...], as_json: bool, **options) -> None:
-    """Search the archive exactly as /api/search does (quote phrases: 'source:"associated press"')."""
+def search_command(query: tuple[str, ...], output: str, as_json: bool, **options) -> None:
+    """Search the archive exactly as /api/search does (quote phrases: 'source:"associated press"').
+
+    With --format csv or jsonl, every hit is written in the order the pages show them (as
+    /api/search.csv and /api/search.jsonl do)."""
     settings = _settings()
+    output = "json" if as_json else output
+    export = output in ("csv", "jsonl")
     params = {
         "q": " ".join(query).strip(),
-        "per_page": str(options["per_page"]),
+        "per_page": str(10 if export or options["per_page"] is None else options["per_page"]),
         "page": str(options["page"]),
         "sort": options["sort"],
         "from": options["date_from"],
@@ -215,6 +247,13 @@ def search_command(query: tuple[str, ...], as_json: bool, **options) -> None:
         "correct": "false" if options["no_correct"] else "true",
     }
     filters = {facet: list(options[facet]) for facet in FACETS}
+    for item in options["exclude"]:
+        facet, sep, value = item.partition("=")
+        if not sep or facet.strip() not in FACETS:
+            raise click.BadParameter(
+                f"{item!r}: write FACET=VALUE, FACET one of {', '.join(FACETS)}", param_hint="--exclude"
+            )
+        filters.setdefault(EXCLUDE_PREFIX + facet.strip(), []).append(value)
     try:
         request = parse_request(params.get, lambda name: filters.get(name, []))
     except BadRequest as exc:
@@ -222,12 +261,25 @@ def search_command(query: tuple[str, ...], as_json: bool, **options) -> None:
     _require_current(settings)
     archive = Archive(settings)
     try:
+        if export:
+            limit = options["per_page"]
+            if limit is not None and limit < 1:
+                raise click.BadParameter("must be at least 1", param_hint="--limit")
+            _, rows = archive.export(request, options["text"], limit)
+            lines = (
+                csv_lines(rows, options["text"])
+                if output == "csv"
+                else (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+            )
+            for line in lines:
+                click.echo(line, nl=False)
+            return
         answer = archive.search(request)
     except (BadRequest, IndexMissing) as exc:
         raise click.ClickException(getattr(exc, "message", str(exc))) from exc
     finally:
         archive.close()
-    if as_json:
+    if output == "json":
         click.echo(json.dumps(answer, ensure_ascii=False))
         return
     text = request.q

@@ -13,12 +13,58 @@ from .context import get_archive, request_searcher
 
 bp = Blueprint("views", __name__)
 
-FACET_TITLES = {"source": "Source", "credit": "Photographer", "place": "Place", "year": "Year"}
+FACET_TITLES = {
+    "source": "Source",
+    "credit": "Photographer",
+    "place": "Place",
+    "year": "Year",
+    "byline": "Writer",
+    "dateline": "Dateline",
+    "language": "Language",
+}
+CHART_WIDTH, CHART_HEIGHT = 600, 80  # the histogram's drawing units (it scales to the column's width)
 
 
 def link(search: SearchRequest, **changes) -> str:
     params = search.params(**changes)
     return "/search?" + urlencode(params) if params else "/search"
+
+
+def export_link(search: SearchRequest, kind: str) -> str:
+    """The download of every hit of `search` (its query, filters and sort; not its page)."""
+    params = [(k, v) for k, v in search.params(page=1) if k not in ("per_page", "interval")]
+    return f"/api/search.{kind}" + ("?" + urlencode(params) if params else "")
+
+
+def chart(search: SearchRequest, histogram: dict | None) -> dict | None:
+    """The date histogram as SVG bars, each a link that narrows the search to its dates."""
+    buckets = (histogram or {}).get("buckets") or []
+    if len(buckets) < 2:
+        return None
+    top = max(b["count"] for b in buckets) or 1
+    step = CHART_WIDTH / len(buckets)
+    gap = step * 0.15 if step > 3 else 0
+    bars = []
+    for i, bucket in enumerate(buckets):
+        count = bucket["count"]
+        bars.append(
+            {
+                "x": round(i * step, 2),
+                "width": round(step - gap, 2),
+                "height": round(CHART_HEIGHT * count / top, 2) if count else 0,
+                "href": link(search, page=1, **{"from": bucket["from"], "to": bucket["to"]}),
+                "label": f"{bucket['key']}: {count:,} hit{'' if count == 1 else 's'}",
+            }
+        )
+    return {
+        "bars": bars,
+        "width": CHART_WIDTH,
+        "height": CHART_HEIGHT,
+        "interval": histogram["interval"],
+        "first": buckets[0]["key"],
+        "last": buckets[-1]["key"],
+        "undated": histogram.get("undated", 0),
+    }
 
 
 @bp.get("/")
@@ -48,6 +94,8 @@ def search():
         pages=pages,
         titles=FACET_TITLES,
         facets=FACETS,
+        chart=chart(search, answer.get("histogram")),
+        export=lambda kind: export_link(search, kind),
     )
 
 
