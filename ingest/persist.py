@@ -34,18 +34,19 @@ class ArticleStore:
         *,
         original_file: str,
         ingest_file_id: Optional[int],
-        seen_hashes: set[str],
     ) -> tuple[list[IndexDocument], int]:
         """Insert the articles not stored before; return (their index documents, how many were duplicates).
-        `seen_hashes` spans one file. The documents are built from what was written, so indexing reads
-        nothing back from SQL."""
+        Earlier batches of the same file were inserted in this session's transaction, so the SQL lookup
+        sees them: nothing is remembered between batches (a 600,000-record file once kept 100 MB of
+        hashes). The documents are built from what was written, so indexing reads nothing back from SQL."""
         fresh: list[tuple[str, ArticleData]] = []
         duplicates = 0
         hashes = [a.content_sha256 for a in articles]
-        existing = set()
-        unseen = [h for h in hashes if h not in seen_hashes]
-        for start in range(0, len(unseen), 500):
-            chunk = unseen[start : start + 500]
+        existing: set[str] = set()
+        seen_hashes: set[str] = set()  # this batch's own repeats
+        unique = list(dict.fromkeys(hashes))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
             existing.update(session.scalars(select(Article.content_sha256).where(Article.content_sha256.in_(chunk))))
         for digest, article in zip(hashes, articles, strict=False):
             if digest in seen_hashes or digest in existing:

@@ -145,11 +145,10 @@ class _FileWrite:
     result: FileResult
     feeder: Optional[indexing.IndexFeeder]
     parallel_index: bool
-    seen: set[str] = field(default_factory=set)  # content hashes stored by this file so far
 
     def store_batch(self, batch: list[ArticleData]) -> None:
         stored, duplicates = self.store.store(
-            self.session, batch, original_file=self.original, ingest_file_id=self.file_id, seen_hashes=self.seen
+            self.session, batch, original_file=self.original, ingest_file_id=self.file_id
         )
         self.result.articles += len(stored)
         self.result.duplicates += duplicates

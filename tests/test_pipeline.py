@@ -254,6 +254,23 @@ def test_json_lines_past_max_file_bytes_are_read_as_a_stream(tmp_path, database_
         assert row.size_bytes == (folder / "big.jsonl").stat().st_size
 
 
+@pytest.mark.parametrize("max_file_bytes", [50_000_000, 2_000], ids=["in-memory", "streamed"])
+def test_a_record_repeated_batches_later_in_one_file_is_a_duplicate(tmp_path, database_url, sessions, max_file_bytes):
+    """Batches of 10: the repeats of record 0 come in the third batch and the last one, of record 15 in
+    the same batch as itself; the file's earlier batches are found in SQL, not in a list kept in memory."""
+    settings = make_settings(tmp_path / "home", database_url, ingest_batch_articles=10, max_file_bytes=max_file_bytes)
+    stories = [{"title": f"Story {i}", "body": f"Story number {i} is about the harbour."} for i in range(40)]
+    stories.insert(25, dict(stories[0]))
+    stories.insert(17, dict(stories[15]))
+    stories.append(dict(stories[0]))
+    path = tmp_path / "repeats.jsonl"
+    path.write_text("".join(json.dumps(story) + "\n" for story in stories))
+    with Ingester(settings, workers=1) as ingester:
+        summary = ingester.run([path])
+    assert (summary.ingested, summary.duplicates) == (40, 3), summary.as_dict()
+    assert count(sessions, Article) == 40
+
+
 class _Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True
