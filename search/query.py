@@ -54,6 +54,10 @@ FEEDBACK_TERMS = 20
 FEEDBACK_TYPED_WEIGHT = 0.5
 FEEDBACK_MAX_SHARE = 0.1
 
+# Related articles: by the article's most telling words (its key terms), and sharing at least a few of them.
+RELATED_TERMS = 12
+RELATED_MIN_SHARED = 3
+
 # Corrections are looked for only for words this rare: at most this many articles, or this share of them.
 SUGGEST_RARE_DOCS = 3
 SUGGEST_RARE_SHARE = 0.0001
@@ -354,13 +358,37 @@ class ArchiveSearcher:
 
     # -- related articles ----------------------------------------------------------------------------
 
-    def more_like(self, doc_id: str, text: str, limit: int) -> list[str]:
-        """Ids of the documents most like `text` (the article `doc_id` itself left out)."""
+    def more_like(self, doc_id: str, text: str, limit: int) -> list[tuple[str, list[str]]]:
+        """The documents most like `text` (the article `doc_id` itself left out), best first, each with
+        the article's key terms it shares (the reason it is related), as index terms (stems).
+
+        The key terms are the RELATED_TERMS words of the text that best tell it apart from the rest of
+        the archive (Whoosh's key terms of the body: frequent here, rare elsewhere); articles are ranked
+        by BM25F over them, and only articles sharing at least RELATED_MIN_SHARED of them are offered."""
         docnum = self.searcher.document_number(id=doc_id)
         if docnum is None or not text.strip():
             return []
-        results = self.searcher.more_like(docnum, "body", text=text, top=limit, numterms=12)
-        return [hit["id"] for hit in results]
+        key_terms = [term for term, _ in self.searcher.key_terms_from_text("body", text, numterms=RELATED_TERMS)]
+        if not key_terms:
+            return []
+        n = self.view.doc_count_all
+        scores = np.zeros(n)
+        shared = np.zeros(n, dtype=np.int32)
+        holders = {}
+        for term in key_terms:
+            ids, found = self.view.evaluate(word_query(term))
+            scores[ids] += found
+            shared[ids] += 1
+            holders[term] = ids
+        shared[docnum] = 0
+        candidates = np.flatnonzero(shared >= RELATED_MIN_SHARED)
+        order = self.view.top(candidates, -(scores[candidates] + shared[candidates] * (scores.max() + 1)), limit)
+        out = []
+        for position in order:
+            doc = int(candidates[position])
+            reasons = [term for term in key_terms if _holds(holders[term], doc)]
+            out.append((self.view.doc_id(doc), reasons))
+        return out
 
     # -- corrections ---------------------------------------------------------------------------------
 
@@ -480,6 +508,12 @@ def date_histogram(days: np.ndarray, interval: str = "auto") -> dict:
 
 def _day_of(number: int) -> dt.date:
     return dt.date(number // 10000, number // 100 % 100, number % 100)
+
+
+def _holds(ids: np.ndarray, doc: int) -> bool:
+    """Whether the ascending document numbers `ids` hold `doc`."""
+    i = int(np.searchsorted(ids, doc))
+    return i < ids.size and int(ids[i]) == doc
 
 
 def _combined(masks: dict[str, np.ndarray], n: int) -> np.ndarray:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections import Counter
 from contextlib import contextmanager
 from html import unescape
 from typing import Iterator, Optional
@@ -19,6 +20,7 @@ from sqlalchemy.orm import Session, selectinload
 from search.columns import SegmentCache
 from search.highlight import best_snippet
 from search.index import ArchiveIndex, IndexMissing, empty_index
+from search.parse import analyse
 from search.query import ArchiveSearcher
 from search.request import SearchRequest
 
@@ -32,6 +34,7 @@ NOT_BUILT = "(no index built yet)"
 EXPORT_FIELDS = ("id", "headline", "published", "source", "byline", "dateline", "places", "language", "url")
 EXPORT_CHUNK = 500  # rows read from SQL at a time while an export is written
 _MARK = re.compile(r"</?mark>")
+_WORD = re.compile(r"\w[\w'-]*\w|\w")
 
 
 class Archive:
@@ -248,7 +251,8 @@ class Archive:
             return article_record(article) if article is not None else None
 
     def related(self, article_id: int, limit: int = 5) -> list[dict]:
-        """Articles like this one, by the key terms of its headline and body."""
+        """Articles like this one, by the key terms of its headline and body, each with the words they
+        share with it (`shared`, as the article writes them)."""
         with self.sessions() as session:
             row = session.execute(select(Article.headline, Article.body).where(Article.id == article_id)).first()
         if row is None:
@@ -257,11 +261,19 @@ class Archive:
             searcher = self.searcher()
         except IndexMissing:
             return []
-        ids = searcher.more_like(str(article_id), f"{row.headline}\n{row.body}", limit)
-        rows = self._hit_rows([int(i) for i in ids])
+        text = f"{row.headline}\n{row.body}"
+        found = searcher.more_like(str(article_id), text, limit)
+        rows = self._hit_rows([int(i) for i, _ in found])
+        words = surface_words(text)
         return [
-            {"id": r["id"], "headline": r["headline"], "published": r["published"], "source": r["source"]}
-            for r in (rows.get(int(i)) for i in ids)
+            {
+                "id": r["id"],
+                "headline": r["headline"],
+                "published": r["published"],
+                "source": r["source"],
+                "shared": [words.get(term, term) for term in terms],
+            }
+            for r, terms in ((rows.get(int(i)), terms) for i, terms in found)
             if r is not None
         ]
 
@@ -281,6 +293,23 @@ class Archive:
             ok = False
             details["index_error"] = str(exc)
         return ok, details
+
+
+def surface_words(text: str) -> dict[str, str]:
+    """Index term -> the word as the text most often writes it ("airstrik" -> "airstrikes"), in lower case
+    unless the text always capitalises it (a name: "Kobani")."""
+    seen: dict[str, Counter] = {}
+    shapes: dict[str, str] = {}
+    for word in _WORD.findall(text):
+        terms = analyse(word)
+        if len(terms) == 1:
+            lower = word.lower()
+            seen.setdefault(terms[0], Counter())[lower] += 1
+            if word == lower or word.isupper():
+                shapes[lower] = lower
+            else:
+                shapes.setdefault(lower, word)
+    return {term: shapes[counts.most_common(1)[0][0]] for term, counts in seen.items()}
 
 
 def article_record(article: Article) -> dict:

@@ -334,3 +334,24 @@ def test_cli_search_exports_csv_and_jsonl_with_exclusions(research_app):
     assert len(table) == 5 and all("Jane Doe" in row["byline"] for row in table)
     bad = runner.invoke(cli, ["search", "x", "--exclude", "colour=red"], env=env)
     assert bad.exit_code != 0 and "FACET=VALUE" in bad.output
+
+
+def test_related_articles_say_which_words_they_share(research_app):
+    client = research_app.test_client()
+    rows = {r["id"]: r for r in sql_rows(research_app)}
+    english = next(i for i, r in rows.items() if r["language"] == {"en"})
+    answer = client.get(f"/api/articles/{english}/related?limit=5").get_json()
+    related = answer["related"]
+    assert related and all(item["id"] != english for item in related)
+    own = client.get(f"/api/articles/{english}").get_json()
+    own_text = f"{own['headline']} {own['body']}".lower()
+    for item in related:
+        other = client.get(f"/api/articles/{item['id']}").get_json()
+        other_text = f"{other['headline']} {other['body']}".lower()
+        assert len(item["shared"]) >= 3
+        for word in item["shared"]:  # each reason is a word both articles hold (as the article writes it)
+            assert word.lower() in own_text and word.lower()[:4] in other_text, (word, item)
+    page = client.get(f"/articles/{english}").get_data(as_text=True)
+    assert "Shares: " in page and related[0]["headline"] in page
+    assert client.get("/api/articles/999999/related").status_code == 404
+    assert client.get(f"/api/articles/{english}/related?limit=500").status_code == 400

@@ -112,6 +112,17 @@ def article(article_id: int):
     return jsonify(record)
 
 
+@bp.get("/api/articles/<int:article_id>/related")
+def related(article_id: int):
+    archive = get_archive()
+    if archive.article(article_id) is None:
+        return jsonify({"error": {"code": "not_found", "message": f"no article with id {article_id}"}}), 404
+    limit = request.args.get("limit", "5")
+    if not limit.isdigit() or not 1 <= int(limit) <= 50:
+        raise BadRequest("bad_parameter", f"limit must be a whole number from 1 to 50, not {limit[:40]!r}")
+    return jsonify({"id": article_id, "related": archive.related(article_id, int(limit))})
+
+
 @bp.get("/api/openapi.json")
 def openapi():
     return jsonify(openapi_document())
