@@ -86,6 +86,7 @@ class SegmentArrays:
     day: np.ndarray  # int64 yyyymmdd per local document; MISSING_DAY when undated
     lengths: dict[str, np.ndarray]  # field -> length per local document
     facets: dict[str, FacetArrays]
+    article_num: np.ndarray  # int64 SQL article id per local document (ids grow in ingest order)
 
 
 def _read_segment(reader) -> SegmentArrays:
@@ -96,6 +97,7 @@ def _read_segment(reader) -> SegmentArrays:
         live[np.fromiter(reader.all_doc_ids(), dtype=np.int64)] = True
     ts = _numeric_column(reader, "published_ts", count, ">i8", MISSING_TS)
     day = _numeric_column(reader, "day_column", count, ">i4", MISSING_DAY)
+    article_num = _numeric_column(reader, "article_num", count, ">i4", 0)
     lengths = {name: LENGTHS[_length_bytes(reader, name, count)] for name in TEXT_FIELDS if name in reader.schema}
     facets = {}
     for facet in FACETS:
@@ -114,7 +116,7 @@ def _read_segment(reader) -> SegmentArrays:
             else np.empty(0, np.int64)
         )
         facets[facet] = FacetArrays(values, docs, value_of)
-    return SegmentArrays(count, live, ts, day, lengths, facets)
+    return SegmentArrays(count, live, ts, day, lengths, facets, article_num)
 
 
 def _numeric_column(reader, name: str, count: int, dtype: str, default: int) -> np.ndarray:
@@ -242,6 +244,7 @@ class View:
         self.doc_count_all = sum(a.doc_count for a, _ in parts)
         self.published_ts = np.concatenate([a.published_ts for a, _ in parts]) if parts else np.empty(0, np.int64)
         self.day = np.concatenate([a.day for a, _ in parts]) if parts else np.empty(0, np.int64)
+        self.article_num = np.concatenate([a.article_num for a, _ in parts]) if parts else np.empty(0, np.int64)
         live = np.ones(self.doc_count_all, dtype=bool)
         for arrays, offset in parts:
             if arrays.live is not None:
@@ -355,6 +358,14 @@ class BoundView:
         else:
             order = np.lexsort((matched, key))
         return order
+
+    def after_article(self, article_id: int) -> np.ndarray:
+        """True for the documents of articles stored after article `article_id` (ids grow in ingest order)."""
+        return self.view.article_num > article_id
+
+    def by_ingest(self, matched: np.ndarray, stop: int) -> np.ndarray:
+        """Positions in `matched` of the first `stop` documents, the most recently stored first."""
+        return self.top(matched, -self.view.article_num[matched], stop)
 
     def by_date(self, matched: np.ndarray, newest: bool, stop: int) -> np.ndarray:
         """Positions in `matched` of the first `stop` documents by date, undated last."""

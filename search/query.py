@@ -143,6 +143,8 @@ class ArchiveSearcher:
         stop = start + request.per_page
         if start >= ids.size:
             order = np.empty(0, dtype=np.int64)
+        elif request.sort == "stored":
+            order = self.view.by_ingest(ids, stop)[start:stop]
         elif matched.match == MATCH_LIST or request.sort != "relevance":
             order = self.view.by_date(ids, request.sort != "oldest", stop)[start:stop]
         else:
@@ -178,11 +180,18 @@ class ArchiveSearcher:
         if matched.match == MATCH_MOST and self.texts is not None and FEEDBACK_DOCS:
             self._feedback(parsed, matched, filters)
         ids = np.flatnonzero(matched.mask & _combined(filters, self.view.doc_count_all))
-        if matched.match == MATCH_LIST or request.sort != "relevance":
+        if request.sort == "stored":
+            order = self.view.by_ingest(ids, limit)
+        elif matched.match == MATCH_LIST or request.sort != "relevance":
             order = self.view.by_date(ids, request.sort != "oldest", limit)
         else:
             order = self.view.top(ids, self._rank_key(ids, matched), limit)
         return int(ids.size), [self.view.doc_id(int(ids[i])) for i in order[:limit]], parsed.terms_by_field()
+
+    def newest_article(self) -> int:
+        """The highest article id among the index's live documents (0 when there are none)."""
+        live = self.view.all_docs()
+        return int(self.view.view.article_num[live].max()) if live.size else 0
 
     def facet_values(self, request: SearchRequest, facet: str, prefix: str, size: int) -> list[dict]:
         """Values of one facet among the request's hits, counted as the answer's facets are (under every
@@ -344,6 +353,8 @@ class ArchiveSearcher:
                 if excluded:
                     mask &= ~self.view.facet_mask(facet, excluded)
                 masks[facet] = mask
+        if request.after is not None:
+            masks["after"] = self.view.after_article(request.after)
         if request.date_from or request.date_to:
             masks["date"] = self.view.day_mask(
                 day_number(request.date_from) if request.date_from else None,

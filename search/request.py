@@ -8,7 +8,7 @@ from typing import Callable, Optional
 
 from .schema import FACETS
 
-SORTS = ("relevance", "newest", "oldest")
+SORTS = ("relevance", "newest", "oldest", "stored")  # stored: the most recently ingested first
 INTERVALS = ("auto", "year", "month", "day")  # the date histogram's bars
 MAX_PER_PAGE = 100
 MAX_FACET_SIZE = 200
@@ -39,6 +39,7 @@ class SearchRequest:
     per_page: int = 20
     facet_size: int = 20
     correct: bool = True  # answer a query that finds nothing with its correction, when that finds something
+    after: Optional[int] = None  # only articles stored after the article with this id (saved-search alerts)
     interval: str = "auto"  # the date histogram's bars: chosen from the span of the hits, or year/month/day
 
     def params(self, **changes) -> list[tuple[str, str]]:
@@ -52,6 +53,7 @@ class SearchRequest:
             "per_page": str(self.per_page),
             "correct": "" if self.correct else "false",
             "interval": "" if self.interval == "auto" else self.interval,
+            "after": "" if self.after is None else str(self.after),
         }
         filters = {k: list(v) for k, v in self.filters.items()}
         exclude = {k: list(v) for k, v in self.exclude.items()}
@@ -117,7 +119,9 @@ def parse_request(get: Callable[[str], Optional[str]], get_all: Callable[[str], 
     interval = (get("interval") or "auto").strip().lower()
     if interval not in INTERVALS:
         raise BadRequest("bad_parameter", f"interval must be one of {', '.join(INTERVALS)}, not {interval[:40]!r}")
+    after = get("after")
     request = SearchRequest(
+        after=_int("after", after, 0, 0, 2**31 - 1) if after not in (None, "") else None,
         interval=interval,
         q=q,
         sort=sort,

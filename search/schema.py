@@ -86,6 +86,8 @@ def build_schema() -> Schema:
         day=NUMERIC(int, bits=32, shift_step=8),
         day_column=COLUMN(columns.NumericColumn("i", default=MISSING_DAY)),
         published_ts=COLUMN(columns.NumericColumn("q", default=MISSING_TS)),
+        # The SQL article id, which grows in ingest order: "stored since" filters and the newest-stored order.
+        article_num=COLUMN(columns.NumericColumn("i", default=0)),
     )
 
 
@@ -158,7 +160,12 @@ class IndexDocument:
     language: Optional[str] = None
 
     def fields(self) -> dict:
-        doc: dict = {"id": str(self.id), "headline": self.headline or "", "body": self.body or ""}
+        doc: dict = {
+            "id": str(self.id),
+            "article_num": self.id,
+            "headline": self.headline or "",
+            "body": self.body or "",
+        }
         if self.captions:
             doc["caption"] = "\n".join(c.text for c in self.captions)
             credits = [c.credit for c in self.captions if c.credit]

@@ -134,3 +134,18 @@ class Caption(Base):
     agency: Mapped[Optional[str]] = mapped_column(String(100))
 
     article: Mapped[Article] = relationship(back_populates="captions")
+
+
+class SavedSearch(Base):
+    """A search a user saved by name: its parameters as a query string, and how far it has been read.
+
+    Article ids grow in ingest order, so "new" means an article id above `seen_article_id` (for the page's
+    "N new since you last looked") or `alerted_article_id` (for `newsarchive alerts`)."""
+
+    __tablename__ = "saved_searches"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    params: Mapped[str] = mapped_column(Text)  # the search's query string, e.g. "q=kobani&source=Reuters"
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    seen_article_id: Mapped[int] = mapped_column(Integer, default=0)
+    alerted_article_id: Mapped[int] = mapped_column(Integer, default=0)

@@ -183,6 +183,14 @@ class Archive:
                     out["snippet"] = unescape(_MARK.sub("", best_snippet(fields, terms)))
                 yield out
 
+    def ingested_at(self, ids: list[int]) -> dict[int, str]:
+        """When each article was stored, as RFC 3339 UTC ("2026-12-03T21:05:00Z")."""
+        if not ids:
+            return {}
+        with self.engine.connect() as connection:
+            rows = connection.execute(select(Article.id, Article.ingested_at).where(Article.id.in_(ids)))
+            return {r.id: r.ingested_at.isoformat(timespec="seconds") + "Z" for r in rows}
+
     def _texts(self, ids: list[str]) -> list[str]:
         """Headline, body and captions of articles by id (for relevance feedback), in the order asked."""
         wanted = [int(i) for i in ids]

@@ -143,6 +143,13 @@ TABLE: tuple[Setting, ...] = (
     Setting("sqlite_busy_timeout_ms", "int", 30_000, "how long SQLite waits for a lock", minimum=0),
     Setting("search_cache_mb", "int", 128, "decoded posting lists the server keeps between queries", minimum=0),
     Setting(
+        "secret_key",
+        "str",
+        None,
+        "signs the web server's session cookie, which holds the CSRF token of its forms (saved searches); "
+        "unset, a random key is made once and kept in `HOME/secret_key`",
+    ),
+    Setting(
         "export_max_rows",
         "int",
         100_000,
@@ -181,6 +188,7 @@ class Settings:
     index_memory_mb: int
     sqlite_busy_timeout_ms: int
     search_cache_mb: int
+    secret_key: Optional[str]
     export_max_rows: int
     search_engine: str  # auto, numpy or whoosh (search/engine.py)
 

@@ -12,7 +12,7 @@ from search.request import BadRequest
 from store.read import Archive
 from store.settings import Settings
 
-from . import api, views
+from . import api, saved, views
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
@@ -35,6 +35,10 @@ def create_app(settings: Optional[Settings] = None) -> Flask:
 
     app.register_blueprint(api.bp)
     app.register_blueprint(views.bp)
+    app.register_blueprint(saved.bp)
+    app.secret_key = saved.secret_key(settings)
+    app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict")
+    app.jinja_env.globals["csrf_token"] = saved.csrf_token
 
     @app.after_request
     def _headers(response):

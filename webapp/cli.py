@@ -27,6 +27,7 @@ from ingest.pipeline import watch as watch_inbox
 from search.index import ArchiveIndex, IndexMissing
 from search.request import EXCLUDE_PREFIX, BadRequest, parse_request
 from search.schema import FACETS
+from store import saved as saved_searches
 from store.db import DatabaseBehind, make_engine, make_sessionmaker, require_current, upgrade
 from store.read import Archive
 from store.settings import Settings, SettingsError
@@ -186,6 +187,33 @@ def stats(as_json: bool) -> None:
         return
     for key, value in data.items():
         click.echo(f"{key}: {value}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per saved search with its new matches.")
+def alerts(as_json: bool) -> None:
+    """Print the matches of every saved search stored since the last `alerts` run (for cron); each match
+    is printed once. Saved searches are made on the search page ("Save this search")."""
+    settings = _settings()
+    _require_current(settings)
+    archive = Archive(settings)
+    try:
+        found = saved_searches.alerts(archive)
+    except IndexMissing as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        archive.close()
+    for saved, matches in found:
+        if as_json:
+            click.echo(json.dumps({"id": saved.id, "name": saved.name, "params": saved.params, "new": matches}))
+            continue
+        if saved.problem:
+            click.echo(f"{saved.name}: this saved search no longer works: {saved.problem}")
+            continue
+        click.echo(f"{saved.name}: {len(matches)} new")
+        for match in matches:
+            date = (match["published"] or "")[:10]
+            click.echo(f"  [{match['id']}] {match['headline']} ({', '.join(filter(None, [match['source'], date]))})")
 
 
 @cli.command("search")

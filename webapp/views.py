@@ -8,6 +8,7 @@ from flask import Blueprint, abort, render_template, request
 
 from search.request import BadRequest, SearchRequest, parse_request
 from search.schema import FACETS
+from store.saved import canonical_params
 
 from .context import get_archive, request_searcher
 
@@ -96,6 +97,7 @@ def search():
         facets=FACETS,
         chart=chart(search, answer.get("histogram")),
         export=lambda kind: export_link(search, kind),
+        saved_params=canonical_params(search),
     )
 
 
