@@ -2,12 +2,103 @@
 
 from __future__ import annotations
 
-from search.request import MAX_FACET_SIZE, MAX_PER_PAGE, SORTS
+from search.request import INTERVALS, MAX_FACET_SIZE, MAX_PER_PAGE, SORTS
 from search.schema import FACETS
 
 
 def _param(name: str, description: str, schema: dict, **extra) -> dict:
     return {"name": name, "in": "query", "required": False, "description": description, "schema": schema, **extra}
+
+
+def _search_params() -> list[dict]:
+    """The parameters of /api/search, which its exports and /api/facets/<name> take too."""
+    return [
+        _param(
+            "q",
+            "Query text, read as people type it: bare words (stop words are never required; "
+            "every word is required first, and when that finds fewer than a page the search "
+            'relaxes to "most words", see `match`), "phrases", AND/OR/NOT in capitals with '
+            "brackets, -word to exclude, +word to require, field:term for headline, body, caption, "
+            "credit, source, place, byline, dateline, year, url; wildcards like kob*; a pasted URL. "
+            "Nothing typed is an error: what was read differently is listed in `notices`. "
+            "Empty lists the archive, newest first.",
+            {"type": "string", "maxLength": 1000},
+        ),
+        *[
+            _param(
+                f,
+                f"Only articles with this {f} (repeatable; values of one facet are OR'ed)",
+                {"type": "array", "items": {"type": "string"}},
+                style="form",
+                explode=True,
+            )
+            for f in FACETS
+        ],
+        _param(
+            "from",
+            "Earliest publication date, inclusive (YYYY-MM-DD)",
+            {"type": "string", "format": "date"},
+        ),
+        _param(
+            "to",
+            "Latest publication date, inclusive (YYYY-MM-DD)",
+            {"type": "string", "format": "date"},
+        ),
+        _param("sort", "Result order", {"type": "string", "enum": list(SORTS), "default": "relevance"}),
+        _param(
+            "page",
+            "Page number, from 1",
+            {"type": "integer", "minimum": 1, "maximum": 10000, "default": 1},
+        ),
+        _param(
+            "per_page",
+            "Hits per page",
+            {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE, "default": 20},
+        ),
+        _param(
+            "facet_size",
+            "Values listed per facet",
+            {"type": "integer", "minimum": 0, "maximum": MAX_FACET_SIZE, "default": 20},
+        ),
+        _param(
+            "correct",
+            "When the query finds nothing and a correction from the archive's own words "
+            "finds something, answer the corrected query (`corrected` true). false: "
+            "answer the query as typed (the correction is still offered as `suggestion`)",
+            {"type": "boolean", "default": True},
+        ),
+        *[
+            _param(
+                f"not_{f}",
+                f"No hit carries this {f} (repeatable)",
+                {"type": "array", "items": {"type": "string"}},
+                style="form",
+                explode=True,
+            )
+            for f in FACETS
+        ],
+        _param(
+            "after",
+            "Only articles stored after the article with this id (ids grow in ingest order)",
+            {"type": "integer", "minimum": 0},
+        ),
+        _param(
+            "interval",
+            "The date histogram's bars: chosen from the span of the hits' dates (auto), or year, month, day",
+            {"type": "string", "enum": list(INTERVALS), "default": "auto"},
+        ),
+    ]
+
+
+def _export_params() -> list[dict]:
+    return [
+        _param(
+            "text",
+            "The last column: the matching passage or the whole body",
+            {"type": "string", "enum": ["snippet", "body"]},
+        ),
+        _param("limit", "The most rows (at most NEWSARCHIVE_EXPORT_MAX_ROWS)", {"type": "integer", "minimum": 1}),
+    ]
 
 
 def openapi_document() -> dict:
@@ -23,62 +114,7 @@ def openapi_document() -> dict:
             "/api/search": {
                 "get": {
                     "summary": "Search the archive",
-                    "parameters": [
-                        _param(
-                            "q",
-                            "Query text, read as people type it: bare words (stop words are never required; "
-                            "every word is required first, and when that finds fewer than a page the search "
-                            'relaxes to "most words", see `match`), "phrases", AND/OR/NOT in capitals with '
-                            "brackets, -word to exclude, +word to require, field:term for headline, body, caption, "
-                            "credit, source, place, byline, dateline, year, url; wildcards like kob*; a pasted URL. "
-                            "Nothing typed is an error: what was read differently is listed in `notices`. "
-                            "Empty lists the archive, newest first.",
-                            {"type": "string", "maxLength": 1000},
-                        ),
-                        *[
-                            _param(
-                                f,
-                                f"Only articles with this {f} (repeatable; values of one facet are OR'ed)",
-                                {"type": "array", "items": {"type": "string"}},
-                                style="form",
-                                explode=True,
-                            )
-                            for f in FACETS
-                        ],
-                        _param(
-                            "from",
-                            "Earliest publication date, inclusive (YYYY-MM-DD)",
-                            {"type": "string", "format": "date"},
-                        ),
-                        _param(
-                            "to",
-                            "Latest publication date, inclusive (YYYY-MM-DD)",
-                            {"type": "string", "format": "date"},
-                        ),
-                        _param("sort", "Result order", {"type": "string", "enum": list(SORTS), "default": "relevance"}),
-                        _param(
-                            "page",
-                            "Page number, from 1",
-                            {"type": "integer", "minimum": 1, "maximum": 10000, "default": 1},
-                        ),
-                        _param(
-                            "per_page",
-                            "Hits per page",
-                            {"type": "integer", "minimum": 1, "maximum": MAX_PER_PAGE, "default": 20},
-                        ),
-                        _param(
-                            "facet_size",
-                            "Values listed per facet",
-                            {"type": "integer", "minimum": 0, "maximum": MAX_FACET_SIZE, "default": 20},
-                        ),
-                        _param(
-                            "correct",
-                            "When the query finds nothing and a correction from the archive's own words "
-                            "finds something, answer the corrected query (`corrected` true). false: "
-                            "answer the query as typed (the correction is still offered as `suggestion`)",
-                            {"type": "boolean", "default": True},
-                        ),
-                    ],
+                    "parameters": _search_params(),
                     "responses": {
                         "200": {
                             "description": "Results",
@@ -95,6 +131,80 @@ def openapi_document() -> dict:
                             "content": {"application/json": {"schema": error}},
                         },
                     },
+                }
+            },
+            "/api/search.csv": {
+                "get": {
+                    "summary": "Every hit of a search as CSV, in the order of the pages (streamed)",
+                    "parameters": [*_search_params(), *_export_params()],
+                    "responses": {
+                        "200": {"description": "CSV with a header row", "content": {"text/csv": {}}},
+                        "400": {
+                            "description": "A parameter needs fixing",
+                            "content": {"application/json": {"schema": error}},
+                        },
+                    },
+                }
+            },
+            "/api/search.jsonl": {
+                "get": {
+                    "summary": "Every hit of a search as JSON Lines, in the order of the pages (streamed)",
+                    "parameters": [*_search_params(), *_export_params()],
+                    "responses": {
+                        "200": {
+                            "description": "One ExportRow per line",
+                            "content": {"application/x-ndjson": {"schema": {"$ref": "#/components/schemas/ExportRow"}}},
+                        },
+                        "400": {
+                            "description": "A parameter needs fixing",
+                            "content": {"application/json": {"schema": error}},
+                        },
+                    },
+                }
+            },
+            "/api/facets/{name}": {
+                "get": {
+                    "summary": "Values of one facet among a search's hits, by prefix",
+                    "parameters": [
+                        {
+                            "name": "name",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"type": "string", "enum": list(FACETS)},
+                        },
+                        _param(
+                            "prefix",
+                            "Values starting with this, or with a word that does (any case)",
+                            {"type": "string", "maxLength": 100},
+                        ),
+                        *_search_params(),
+                    ],
+                    "responses": {
+                        "200": {"description": "{facet, prefix, values: [FacetValue]}"},
+                        "400": {
+                            "description": "No such facet, or a parameter needs fixing",
+                            "content": {"application/json": {"schema": error}},
+                        },
+                    },
+                }
+            },
+            "/api/articles/{id}/related": {
+                "get": {
+                    "summary": "Articles like this one, each with the words they share",
+                    "parameters": [
+                        {"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}},
+                        _param("limit", "How many", {"type": "integer", "minimum": 1, "maximum": 50, "default": 5}),
+                    ],
+                    "responses": {
+                        "200": {"description": "{id, related: [{id, headline, published, source, shared}]}"},
+                        "404": {"description": "No such article", "content": {"application/json": {"schema": error}}},
+                    },
+                }
+            },
+            "/api/saved": {
+                "get": {
+                    "summary": "Saved searches with their matches stored since last opened, and their Atom feeds",
+                    "responses": {"200": {"description": "{saved: [{id, name, params, new, problem, feed}]}"}},
                 }
             },
             "/api/articles/{id}": {
@@ -197,8 +307,48 @@ def openapi_document() -> dict:
                             "type": "object",
                             "additionalProperties": {"type": "array", "items": {"type": "string"}},
                         },
+                        "exclude": {
+                            "type": "object",
+                            "additionalProperties": {"type": "array", "items": {"type": "string"}},
+                        },
                         "from": {"type": "string", "format": "date", "nullable": True},
                         "to": {"type": "string", "format": "date", "nullable": True},
+                        "histogram": {"$ref": "#/components/schemas/Histogram"},
+                    },
+                },
+                "Histogram": {
+                    "type": "object",
+                    "description": "Hits per year, month or day; the buckets and `undated` add up to `total`",
+                    "properties": {
+                        "interval": {"type": "string", "nullable": True, "enum": ["year", "month", "day"]},
+                        "undated": {"type": "integer"},
+                        "buckets": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "properties": {
+                                    "key": {"type": "string"},
+                                    "from": {"type": "string", "format": "date"},
+                                    "to": {"type": "string", "format": "date"},
+                                    "count": {"type": "integer"},
+                                },
+                            },
+                        },
+                    },
+                },
+                "ExportRow": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "headline": {"type": "string"},
+                        "published": {"type": "string", "nullable": True},
+                        "source": {"type": "string", "nullable": True},
+                        "byline": {"type": "string", "nullable": True},
+                        "dateline": {"type": "string", "nullable": True},
+                        "places": {"type": "array", "items": {"type": "string"}},
+                        "language": {"type": "string", "nullable": True},
+                        "url": {"type": "string", "nullable": True},
+                        "snippet": {"type": "string", "description": "plain text; `body` instead with text=body"},
                     },
                 },
                 "Caption": {
