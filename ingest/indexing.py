@@ -56,6 +56,7 @@ def article_docs(session: Session, ids: list[int]) -> list[IndexDocument]:
             Article.published_day,
             Article.published_utc,
             Article.language,
+            Article.story_id,
             Source.name.label("source"),
         )
         .outerjoin(Source, Source.id == Article.source_id)
@@ -76,6 +77,7 @@ def article_docs(session: Session, ids: list[int]) -> list[IndexDocument]:
                 day=row.published_day,
                 published_utc=row.published_utc,
                 language=row.language,
+                story=row.story_id or row.id,
             )
         )
     return docs

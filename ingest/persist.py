@@ -11,6 +11,7 @@ from search.schema import CaptionFields, IndexDocument
 from store.models import Article, Caption, Place, Source, article_places, utcnow
 
 from .records import ArticleData
+from .stories import NewArticle, assign_stories
 
 MAX_HEADLINE_CHARS = 2000
 
@@ -85,9 +86,14 @@ class ArticleStore:
                     "source_line": a.source_line,
                     "ingested_at": now,
                     "indexed": False,
+                    "minhash": a.story_signature,
                 }
             )
         ids = list(session.scalars(insert(Article).returning(Article.id, sort_by_parameter_order=True), rows))
+        story_of = assign_stories(
+            session,
+            [NewArticle(i, row["minhash"], row["published_day"]) for i, row in zip(ids, rows, strict=True)],
+        )
         caption_rows = []
         place_rows = []
         stored = []
@@ -128,6 +134,7 @@ class ArticleStore:
                     day=row["published_day"],
                     published_utc=row["published_utc"],
                     language=row["language"],
+                    story=story_of[article_id],
                 )
             )
         if caption_rows:

@@ -7,6 +7,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Optional
 
+from . import stories
 from .normalise import safe_text
 
 
@@ -49,6 +50,7 @@ class ArticleData:
     # Computed once by `prepare()` (in the parsing process, so the storing process has less to do).
     _digest: Optional[str] = field(default=None, repr=False, compare=False)
     _published: Optional[tuple] = field(default=None, repr=False, compare=False)
+    _signature: Optional[bytes] = field(default=None, repr=False, compare=False)
 
     @property
     def body(self) -> str:
@@ -67,7 +69,13 @@ class ArticleData:
             place.name = safe_text(place.name)
         self._digest = self._compute_digest()
         self._published = self._compute_published()
+        self._signature = stories.signature(self.headline, self.body)
         return self
+
+    @property
+    def story_signature(self) -> Optional[bytes]:
+        """The MinHash signature that finds the other versions of this story (None for a very short text)."""
+        return self._signature if self._digest is not None else stories.signature(self.headline, self.body)
 
     @property
     def prepared(self) -> bool:

@@ -22,7 +22,7 @@ from whoosh.util.numeric import length_to_byte
 
 from . import internals
 from .engine import LENGTHS, NumpyEngine, PostingsCache, WhooshEngine
-from .schema import FACETS, MISSING_DAY, MISSING_TS, TEXT_FIELDS
+from .schema import COLUMN_FACETS, FACETS, MISSING_DAY, MISSING_TS, TEXT_FIELDS
 
 
 @dataclass
@@ -87,6 +87,7 @@ class SegmentArrays:
     lengths: dict[str, np.ndarray]  # field -> length per local document
     facets: dict[str, FacetArrays]
     article_num: np.ndarray  # int64 SQL article id per local document (ids grow in ingest order)
+    story_num: np.ndarray  # int64 story id per local document (the id of the story's first article)
 
 
 def _read_segment(reader) -> SegmentArrays:
@@ -98,9 +99,12 @@ def _read_segment(reader) -> SegmentArrays:
     ts = _numeric_column(reader, "published_ts", count, ">i8", MISSING_TS)
     day = _numeric_column(reader, "day_column", count, ">i4", MISSING_DAY)
     article_num = _numeric_column(reader, "article_num", count, ">i4", 0)
+    story_num = _numeric_column(reader, "story_num", count, ">i4", 0)
     lengths = {name: LENGTHS[_length_bytes(reader, name, count)] for name in TEXT_FIELDS if name in reader.schema}
     facets = {}
     for facet in FACETS:
+        if facet in COLUMN_FACETS:
+            continue
         name = f"{facet}_facet"
         values: list[str] = []
         chunks: list[np.ndarray] = []
@@ -116,7 +120,7 @@ def _read_segment(reader) -> SegmentArrays:
             else np.empty(0, np.int64)
         )
         facets[facet] = FacetArrays(values, docs, value_of)
-    return SegmentArrays(count, live, ts, day, lengths, facets, article_num)
+    return SegmentArrays(count, live, ts, day, lengths, facets, article_num, story_num)
 
 
 def _numeric_column(reader, name: str, count: int, dtype: str, default: int) -> np.ndarray:
@@ -245,14 +249,24 @@ class View:
         self.published_ts = np.concatenate([a.published_ts for a, _ in parts]) if parts else np.empty(0, np.int64)
         self.day = np.concatenate([a.day for a, _ in parts]) if parts else np.empty(0, np.int64)
         self.article_num = np.concatenate([a.article_num for a, _ in parts]) if parts else np.empty(0, np.int64)
+        self.story_num = np.concatenate([a.story_num for a, _ in parts]) if parts else np.empty(0, np.int64)
         live = np.ones(self.doc_count_all, dtype=bool)
         for arrays, offset in parts:
             if arrays.live is not None:
                 live[offset : offset + arrays.doc_count] = arrays.live
         self.live = live
         self.live_docs = np.flatnonzero(live).astype(np.int64)
+        # True for the live documents whose story has another live version: only they can be collapsed.
+        live_stories = self.story_num[self.live_docs]
+        if live_stories.size:
+            versions = np.bincount(live_stories)
+            self.has_versions = (versions[self.story_num] > 1) & self.live
+        else:
+            self.has_versions = np.zeros(self.doc_count_all, dtype=bool)
         self.facets: dict[str, FacetArrays] = {}
         for facet in FACETS:
+            if facet in COLUMN_FACETS:
+                continue
             merged: dict[str, list[np.ndarray]] = {}
             for arrays, offset in parts:
                 fa = arrays.facets[facet]
@@ -316,6 +330,8 @@ class BoundView:
         return self.searcher.stored_fields(docnum)["id"]
 
     def facet_mask(self, facet: str, values: list[str]) -> np.ndarray:
+        if facet == "story":
+            return np.isin(self.view.story_num, [int(v) for v in values if v.isdigit() and len(v) < 12])
         return self.view.facets[facet].mask_of(values, self.view.doc_count_all)
 
     def day_mask(self, low: Optional[int], high: Optional[int]) -> np.ndarray:
@@ -331,6 +347,8 @@ class BoundView:
     def facet_counts(self, facet: str, matched: np.ndarray, size: int, prefix: str = "") -> list[dict]:
         """The `size` values of `facet` most carried by `matched`, with their counts; with a `prefix`, only
         values that start with it, or have a word that does (any case: "york" finds "New York")."""
+        if facet == "story":
+            return self._story_counts(matched, size, prefix)
         fa = self.view.facets[facet]
         if size == 0 or not fa.values or not matched.size:
             return []
@@ -346,6 +364,18 @@ class BoundView:
         order = np.argsort(-counts, kind="stable")[:size]
         return [{"value": fa.values[i], "count": int(counts[i])} for i in order if counts[i] > 0]
 
+    def _story_counts(self, matched: np.ndarray, size: int, prefix: str) -> list[dict]:
+        """The stories with the most matched versions (two or more), largest first."""
+        if size == 0 or not matched.size:
+            return []
+        stories, counts = np.unique(self.view.story_num[matched], return_counts=True)
+        keep = counts > 1
+        if prefix:
+            keep &= np.array([str(v).startswith(prefix) for v in stories.tolist()], dtype=bool)
+        stories, counts = stories[keep], counts[keep]
+        order = np.lexsort((stories, -counts))[:size]
+        return [{"value": str(int(stories[i])), "count": int(counts[i])} for i in order]
+
     def top(self, matched: np.ndarray, key: np.ndarray, stop: int) -> np.ndarray:
         """Positions in `matched` of the first `stop` documents by ascending key, ties by document number."""
         if not matched.size:
@@ -358,6 +388,21 @@ class BoundView:
         else:
             order = np.lexsort((matched, key))
         return order
+
+    def collapse(self, matched: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Given positions in `matched` in rank order (all of them), keep the first of each story: (the
+        kept positions in rank order, how many of the matched documents each one's story has)."""
+        stories = self.view.story_num[matched[order]]
+        _, first, counts = np.unique(stories, return_index=True, return_inverse=False, return_counts=True)
+        rank = np.argsort(first, kind="stable")
+        return order[first[rank]], counts[rank]
+
+    def may_collapse(self, matched: np.ndarray) -> bool:
+        """Whether any matched document has another version in the index."""
+        return bool(self.view.has_versions[matched].any())
+
+    def story_of(self, docnum: int) -> int:
+        return int(self.view.story_num[docnum])
 
     def after_article(self, article_id: int) -> np.ndarray:
         """True for the documents of articles stored after article `article_id` (ids grow in ingest order)."""

@@ -81,6 +81,9 @@ class Found:
     corrected: bool = False
     notices: list[str] = field(default_factory=list)
     histogram: Optional[dict] = None
+    articles: int = 0  # matching articles; `total` counts one per story when versions are collapsed
+    stories: list[int] = field(default_factory=list)  # the story of each hit on the page
+    versions: list[int] = field(default_factory=list)  # how many matching versions each hit's story has
 
 
 @dataclass
@@ -141,15 +144,21 @@ class ArchiveSearcher:
         ids = np.flatnonzero(final)
         start = (request.page - 1) * request.per_page
         stop = start + request.per_page
-        if start >= ids.size:
+        versions: Optional[np.ndarray] = None
+        total = int(ids.size)
+        shown = ids  # the hits the histogram counts: one per story when collapsed
+        if request.collapse and self.view.may_collapse(ids):
+            kept, counts = self.view.collapse(ids, self._order(ids, matched, request, int(ids.size)))
+            total = int(kept.size)
+            shown = ids[kept]
+            order, versions = kept[start:stop], counts[start:stop]
+        elif start >= ids.size:
             order = np.empty(0, dtype=np.int64)
-        elif request.sort == "stored":
-            order = self.view.by_ingest(ids, stop)[start:stop]
-        elif matched.match == MATCH_LIST or request.sort != "relevance":
-            order = self.view.by_date(ids, request.sort != "oldest", stop)[start:stop]
         else:
-            order = self.view.top(ids, self._rank_key(ids, matched), stop)[start:stop]
+            order = self._order(ids, matched, request, stop)[start:stop]
         page = [(self.view.doc_id(int(ids[i])), float(matched.scores[ids[i]])) for i in order]
+        stories = [self.view.story_of(int(ids[i])) for i in order]
+        counts_shown = [int(v) for v in versions] if versions is not None else [1] * len(page)
         facets = {}
         for facet in FACETS:
             # Disjunctive counts: each facet under every filter but its own.
@@ -160,13 +169,16 @@ class ArchiveSearcher:
                 counted = ids
             facets[facet] = self.view.facet_counts(facet, counted, request.facet_size)
         return Found(
-            total=int(ids.size),
+            total=total,
+            articles=int(ids.size),
+            stories=stories,
+            versions=counts_shown,
             page=page,
             facets=facets,
             terms=parsed.terms_by_field(),
             match=matched.match,
             notices=list(parsed.notices),
-            histogram=date_histogram(self.view.view.day[ids], request.interval),
+            histogram=date_histogram(self.view.view.day[shown], request.interval),
         )
 
     def ordered(self, request: SearchRequest, limit: int) -> tuple[int, list[str], dict[str, set[str]]]:
@@ -180,13 +192,21 @@ class ArchiveSearcher:
         if matched.match == MATCH_MOST and self.texts is not None and FEEDBACK_DOCS:
             self._feedback(parsed, matched, filters)
         ids = np.flatnonzero(matched.mask & _combined(filters, self.view.doc_count_all))
-        if request.sort == "stored":
-            order = self.view.by_ingest(ids, limit)
-        elif matched.match == MATCH_LIST or request.sort != "relevance":
-            order = self.view.by_date(ids, request.sort != "oldest", limit)
+        total = int(ids.size)
+        if request.collapse and self.view.may_collapse(ids):
+            order, _ = self.view.collapse(ids, self._order(ids, matched, request, total))
+            total = int(order.size)
         else:
-            order = self.view.top(ids, self._rank_key(ids, matched), limit)
-        return int(ids.size), [self.view.doc_id(int(ids[i])) for i in order[:limit]], parsed.terms_by_field()
+            order = self._order(ids, matched, request, limit)
+        return total, [self.view.doc_id(int(ids[i])) for i in order[:limit]], parsed.terms_by_field()
+
+    def _order(self, ids: np.ndarray, matched: _Matched, request: SearchRequest, stop: int) -> np.ndarray:
+        """Positions in `ids` of the first `stop` hits in the request's order."""
+        if request.sort == "stored":
+            return self.view.by_ingest(ids, stop)
+        if matched.match == MATCH_LIST or request.sort != "relevance":
+            return self.view.by_date(ids, request.sort != "oldest", stop)
+        return self.view.top(ids, self._rank_key(ids, matched), stop)
 
     def newest_article(self) -> int:
         """The highest article id among the index's live documents (0 when there are none)."""
@@ -391,7 +411,7 @@ class ArchiveSearcher:
             scores[ids] += found
             shared[ids] += 1
             holders[term] = ids
-        shared[docnum] = 0
+        shared[self.view.view.story_num == self.view.story_of(docnum)] = 0  # itself and its other versions
         candidates = np.flatnonzero(shared >= RELATED_MIN_SHARED)
         order = self.view.top(candidates, -(scores[candidates] + shared[candidates] * (scores.max() + 1)), limit)
         out = []

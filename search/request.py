@@ -39,6 +39,7 @@ class SearchRequest:
     per_page: int = 20
     facet_size: int = 20
     correct: bool = True  # answer a query that finds nothing with its correction, when that finds something
+    collapse: bool = True  # one hit per story (its best version), with how many versions matched
     after: Optional[int] = None  # only articles stored after the article with this id (saved-search alerts)
     interval: str = "auto"  # the date histogram's bars: chosen from the span of the hits, or year/month/day
 
@@ -54,6 +55,7 @@ class SearchRequest:
             "correct": "" if self.correct else "false",
             "interval": "" if self.interval == "auto" else self.interval,
             "after": "" if self.after is None else str(self.after),
+            "collapse": "" if self.collapse else "false",
         }
         filters = {k: list(v) for k, v in self.filters.items()}
         exclude = {k: list(v) for k, v in self.exclude.items()}
@@ -135,6 +137,10 @@ def parse_request(get: Callable[[str], Optional[str]], get_all: Callable[[str], 
     if correct not in ("true", "false", "1", "0", "yes", "no"):
         raise BadRequest("bad_parameter", f"correct must be true or false, not {correct[:40]!r}")
     request.correct = correct in ("true", "1", "yes")
+    collapse = (get("collapse") or "true").strip().lower()
+    if collapse not in ("true", "false", "1", "0", "yes", "no"):
+        raise BadRequest("bad_parameter", f"collapse must be true or false, not {collapse[:40]!r}")
+    request.collapse = collapse in ("true", "1", "yes")
     if request.date_from and request.date_to and request.date_from > request.date_to:
         raise BadRequest("bad_parameter", f"from ({request.date_from}) is after to ({request.date_to})")
     for facet in FACETS:

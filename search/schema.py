@@ -24,7 +24,9 @@ SCHEMA_VERSION = 5
 
 # Facet values are joined with this separator inside one field value, so a value may hold commas.
 FACET_SEPARATOR = "\x1f"
-FACETS = ("source", "credit", "place", "year", "byline", "dateline", "language")
+FACETS = ("source", "credit", "place", "year", "byline", "dateline", "language", "story")
+# Facets read from a numeric column rather than a facet field: the story (one value per article).
+COLUMN_FACETS = ("story",)
 # Bare words search these fields, all with the same analyzer (so a stop word is dropped from every one).
 DEFAULT_FIELDS = ("headline", "body", "caption", "credit")
 # Fields a query can name (`caption:refugee`); the last four keep stop words, for exact names.
@@ -88,6 +90,8 @@ def build_schema() -> Schema:
         published_ts=COLUMN(columns.NumericColumn("q", default=MISSING_TS)),
         # The SQL article id, which grows in ingest order: "stored since" filters and the newest-stored order.
         article_num=COLUMN(columns.NumericColumn("i", default=0)),
+        # The story (ingest/stories.py): the id of its first article; results show one hit per story.
+        story_num=COLUMN(columns.NumericColumn("i", default=0)),
     )
 
 
@@ -158,6 +162,7 @@ class IndexDocument:
     day: Optional[dt.date] = None
     published_utc: Optional[dt.datetime] = None
     language: Optional[str] = None
+    story: Optional[int] = None  # the story's id; None: a story of its own
 
     def fields(self) -> dict:
         doc: dict = {
@@ -191,6 +196,8 @@ class IndexDocument:
             doc["dateline_facet"] = self.dateline.strip()
         if self.language:
             doc["language_facet"] = self.language
+        story = self.story or self.id
+        doc["story_num"] = story
         if self.url:
             doc["url"] = normalise_url(self.url)
         if self.day is not None:

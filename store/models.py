@@ -15,6 +15,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -107,6 +108,10 @@ class Article(Base):
     source_line: Mapped[Optional[int]] = mapped_column(Integer)  # line (JSON Lines) or position (JSON array)
     ingested_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     indexed: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Story clusters (ingest/stories.py): the id of the story's first article, NULL when it is that first
+    # article itself; and the MinHash signature its later versions are compared with.
+    story_id: Mapped[Optional[int]] = mapped_column(Integer, index=True)
+    minhash: Mapped[Optional[bytes]] = mapped_column(LargeBinary)
 
     source: Mapped[Optional[Source]] = relationship(lazy="joined")
     captions: Mapped[list["Caption"]] = relationship(
@@ -149,3 +154,12 @@ class SavedSearch(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     seen_article_id: Mapped[int] = mapped_column(Integer, default=0)
     alerted_article_id: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class StoryKey(Base):
+    """LSH band keys of undated articles' signatures: undated versions of a story are found by a shared key
+    (dated ones are compared with every article of the same and the neighbouring days)."""
+
+    __tablename__ = "story_keys"
+    key: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    article_id: Mapped[int] = mapped_column(ForeignKey("articles.id", ondelete="CASCADE"), primary_key=True)

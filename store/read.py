@@ -31,7 +31,7 @@ from .stats import sql_counts
 
 NOT_BUILT = "(no index built yet)"
 # An export's columns, in order; then "snippet" or "body".
-EXPORT_FIELDS = ("id", "headline", "published", "source", "byline", "dateline", "places", "language", "url")
+EXPORT_FIELDS = ("id", "headline", "published", "source", "byline", "dateline", "places", "language", "url", "story_id")
 EXPORT_CHUNK = 500  # rows read from SQL at a time while an export is written
 _MARK = re.compile(r"</?mark>")
 _WORD = re.compile(r"\w[\w'-]*\w|\w")
@@ -117,7 +117,7 @@ class Archive:
             terms["caption"] = terms.get("caption", set()) | terms["credit"]
         rows = self._hit_rows(ids)
         hits = []
-        for doc_id, score in found.page:
+        for (doc_id, score), story, versions in zip(found.page, found.stories, found.versions, strict=True):
             row = rows.get(int(doc_id))
             if row is None:
                 continue  # removed from SQL since it was indexed; a reindex will drop it
@@ -131,16 +131,20 @@ class Archive:
                     "snippet": best_snippet(fields, terms),
                     "url": row["url"],
                     "score": round(score, 4),
+                    "story_id": story,
+                    "versions": versions,
                 }
             )
         return {
             "query": request.q,
             "total": found.total,
+            "articles": found.articles,
+            "collapse": request.collapse,
             "page": request.page,
             "per_page": request.per_page,
             "took_ms": round((time.perf_counter() - started) * 1000, 2),
             "hits": hits,
-            "facets": found.facets,
+            "facets": self._label_stories(found.facets),
             "suggestion": found.suggestion,
             "corrected": found.corrected,
             "match": found.match,
@@ -152,6 +156,16 @@ class Archive:
             "from": request.date_from.isoformat() if request.date_from else None,
             "to": request.date_to.isoformat() if request.date_to else None,
         }
+
+    def _label_stories(self, facets: dict[str, list[dict]]) -> dict[str, list[dict]]:
+        """The story facet's values (story ids) labelled with the headline of each story's first article."""
+        stories = facets.get("story")
+        if stories:
+            rows = self._hit_rows([int(item["value"]) for item in stories])
+            for item in stories:
+                row = rows.get(int(item["value"]))
+                item["label"] = row["headline"] if row else item["value"]
+        return facets
 
     def export(
         self, request: SearchRequest, text: str = "snippet", limit: Optional[int] = None
@@ -201,7 +215,7 @@ class Archive:
         """Rows of articles by id for hits; `full` adds byline, dateline, language and places (export)."""
         if not ids:
             return {}
-        extra = (Article.byline, Article.dateline, Article.language) if full else ()
+        extra = (Article.byline, Article.dateline, Article.language, Article.story_id) if full else ()
         with self.engine.connect() as session:  # Core: a third of the ORM session's overhead per query
             rows = session.execute(
                 select(
@@ -244,7 +258,13 @@ class Archive:
                 "captions": "\n".join(captions.get(r.id, [])),
             }
             if full:
-                row.update(byline=r.byline, dateline=r.dateline, language=r.language, places=places.get(r.id, []))
+                row.update(
+                    byline=r.byline,
+                    dateline=r.dateline,
+                    language=r.language,
+                    places=places.get(r.id, []),
+                    story_id=r.story_id or r.id,
+                )
             out[r.id] = row
         return out
 
@@ -257,6 +277,22 @@ class Archive:
                 .options(selectinload(Article.captions), selectinload(Article.places))
             ).first()
             return article_record(article) if article is not None else None
+
+    def versions(self, article_id: int, limit: int = 50) -> list[dict]:
+        """The other versions of this article's story (ingest/stories.py), in the order they were stored."""
+        with self.engine.connect() as connection:
+            story = connection.execute(select(Article.story_id).where(Article.id == article_id)).first()
+            if story is None:
+                return []
+            story_id = story.story_id or article_id
+            rows = connection.execute(
+                select(Article.id, Article.headline, Article.published, Source.name.label("source"))
+                .outerjoin(Source, Source.id == Article.source_id)
+                .where((Article.id == story_id) | (Article.story_id == story_id), Article.id != article_id)
+                .order_by(Article.id)
+                .limit(limit)
+            ).all()
+        return [{"id": r.id, "headline": r.headline, "published": r.published, "source": r.source} for r in rows]
 
     def related(self, article_id: int, limit: int = 5) -> list[dict]:
         """Articles like this one, by the key terms of its headline and body, each with the words they
@@ -338,6 +374,7 @@ def article_record(article: Article) -> dict:
         "places": [p.name for p in article.places],
         "url": article.url,
         "language": article.language,
+        "story_id": article.story_id or article.id,
         "content_sha256": article.content_sha256,
         "original_file": article.original_file,
         "ingested_at": article.ingested_at.isoformat(timespec="seconds") + "Z",

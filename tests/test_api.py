@@ -30,9 +30,9 @@ def test_the_answer_has_the_spec_shape(client):
     answer = search(client, q="kobani")
     assert set(answer) >= {"query", "total", "page", "per_page", "took_ms", "hits", "facets", "suggestion"}
     assert answer["query"] == "kobani" and answer["page"] == 1 and answer["per_page"] == 20
-    assert set(answer["facets"]) == {"source", "credit", "place", "year", "byline", "dateline", "language"}
+    assert set(answer["facets"]) == {"source", "credit", "place", "year", "byline", "dateline", "language", "story"}
     hit = answer["hits"][0]
-    assert set(hit) == {"id", "headline", "published", "source", "snippet", "url", "score"}
+    assert set(hit) == {"id", "headline", "published", "source", "snippet", "url", "score", "story_id", "versions"}
     assert "<mark>Kobani</mark>" in hit["snippet"]  # the text as written, marked
     assert answer["total"] == 2
 

@@ -247,6 +247,8 @@ def alerts(as_json: bool) -> None:
 @click.option("--byline", multiple=True, help="Only articles by this writer (repeatable).")
 @click.option("--dateline", multiple=True, help="Only articles with this dateline place (repeatable).")
 @click.option("--language", multiple=True, help="Only articles in this language code, e.g. en (repeatable).")
+@click.option("--story", multiple=True, help="Only the versions of this story (its id; repeatable).")
+@click.option("--all-versions", is_flag=True, help="Every version of a story, not one hit per story.")
 @click.option(
     "--exclude",
     multiple=True,
@@ -267,12 +269,13 @@ def search_command(query: tuple[str, ...], output: str, as_json: bool, **options
     export = output in ("csv", "jsonl")
     params = {
         "q": " ".join(query).strip(),
-        "per_page": str(10 if export or options["per_page"] is None else options["per_page"]),
+        "per_page": str(20 if export else 10 if options["per_page"] is None else options["per_page"]),
         "page": str(options["page"]),
         "sort": options["sort"],
         "from": options["date_from"],
         "to": options["date_to"],
         "correct": "false" if options["no_correct"] else "true",
+        "collapse": "false" if options["all_versions"] else "true",
     }
     filters = {facet: list(options[facet]) for facet in FACETS}
     for item in options["exclude"]:

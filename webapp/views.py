@@ -22,6 +22,7 @@ FACET_TITLES = {
     "byline": "Writer",
     "dateline": "Dateline",
     "language": "Language",
+    "story": "Stories with versions",
 }
 CHART_WIDTH, CHART_HEIGHT = 600, 80  # the histogram's drawing units (it scales to the column's width)
 
@@ -107,4 +108,6 @@ def article(article_id: int):
     record = archive.article(article_id)
     if record is None:
         abort(404)
-    return render_template("article.html", article=record, related=archive.related(article_id))
+    return render_template(
+        "article.html", article=record, related=archive.related(article_id), versions=archive.versions(article_id)
+    )

@@ -1,0 +1,169 @@
+"""Story clusters: the versions of one story (a rewrite, a write-through, the same wire story in another
+outlet) share a story id.
+
+Each article's text (headline and body, case-folded words) is cut into SHINGLE_WORDS-word shingles and
+summarised by a MinHash signature of NUM_PERM values (rensa, a MinHash in Rust: 0.2 ms an article where
+datasketch took 1.1 ms and 70 MB of imports per process; computed in the parser processes and stored
+with the article). Two signatures agreeing on a share s of their values estimate the Jaccard
+similarity of the two shingle sets as s.
+
+A new article is compared with the articles it could be a version of:
+- when it is dated, every article dated the same day or the day before or after (versions of a story
+  follow each other within hours, and a story told again weeks later is a new story): a day's
+  signatures are read from SQL by the indexed day column and compared all at once with NumPy, so no
+  version is missed for want of a shared hash bucket;
+- when it is undated, the articles sharing one of its BANDS band keys (LSH: BANDS bands of ROWS values,
+  kept in `story_keys`).
+The most similar candidate at JOIN_SIMILARITY or above gives the article its story; an article that
+joins none starts its own story, whose id is its own article id (`story_id` stays NULL). Story ids live
+in SQL, so `reindex` keeps them, and ingesting the same files again in the same order gives the same
+stories. The constants were chosen on Reuters and BBC pairs read by hand (bench/stories/, BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+from rensa import RMinHash
+from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy.orm import Session
+
+from store.models import Article, StoryKey
+
+NUM_PERM = 64
+SHINGLE_WORDS = 3
+JOIN_SIMILARITY = 0.3
+MIN_SHINGLES = 12  # texts shorter than this are too short to tell a version from a look-alike
+WINDOW_DAYS = 1  # a dated version is looked for this many days before and after
+BANDS, ROWS = 21, 3  # LSH to and from undated articles: a pair at similarity 0.5 shares a band with p = 0.94, at 0.3 p = 0.44
+SEED = 1
+_WORD = re.compile(r"\w+")
+_LOOKUP_CHUNK = 500
+
+
+def shingles(text: str) -> list[str]:
+    words = _WORD.findall(text.casefold())
+    return list({" ".join(words[i : i + SHINGLE_WORDS]) for i in range(len(words) - SHINGLE_WORDS + 1)})
+
+
+def signature(headline: str, body: str) -> Optional[bytes]:
+    """The MinHash signature of an article's text as NUM_PERM little-endian uint32 values, or None when the
+    text is too short to cluster."""
+    parts = shingles(f"{headline}\n{body}")
+    if len(parts) < MIN_SHINGLES:
+        return None
+    minhash = RMinHash(num_perm=NUM_PERM, seed=SEED)
+    minhash.update(parts)
+    return np.asarray(minhash.digest(), dtype="<u4").tobytes()
+
+
+def band_keys(sig: bytes) -> list[int]:
+    """The signature's BANDS band keys, as signed 64-bit integers (SQL BIGINT)."""
+    width = ROWS * 4
+    keys = []
+    for band in range(BANDS):
+        digest = hashlib.blake2b(sig[band * width : (band + 1) * width], digest_size=8, person=b"band%02d" % band)
+        keys.append(int.from_bytes(digest.digest(), "little", signed=True))
+    return keys
+
+
+def similarity(a: bytes, b: bytes) -> float:
+    """The share of signature values two articles agree on: an estimate of their shingles' Jaccard."""
+    return float(np.mean(np.frombuffer(a, "<u4") == np.frombuffer(b, "<u4")))
+
+
+@dataclass
+class NewArticle:
+    id: int
+    signature: Optional[bytes]
+    day: Optional[dt.date]
+
+
+def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
+    """Give the just-inserted articles of `batch` (in insert order) their stories; {article id: story id}
+    for every article of the batch (its own id when it starts a story). Writes story_id and story_keys."""
+    stories: dict[int, int] = {a.id: a.id for a in batch}
+    signed = [a for a in batch if a.signature is not None]
+    if not signed:
+        return stories
+    first_new = min(a.id for a in signed)
+    keys = {a.id: band_keys(a.signature) for a in signed}
+    # Earlier articles that could be versions: those dated within the window of a dated new one, and those
+    # sharing a band key with any new one (the only way to an undated article, or from one).
+    known: dict[int, tuple[Optional[int], bytes, Optional[int]]] = {}  # id -> (story_id, signature, day ordinal)
+    days = sorted({a.day + dt.timedelta(days=k) for a in signed if a.day for k in range(-WINDOW_DAYS, WINDOW_DAYS + 1)})
+    for start in range(0, len(days), _LOOKUP_CHUNK):
+        for r in session.execute(
+            select(Article.id, Article.story_id, Article.minhash, Article.published_day).where(
+                Article.published_day.in_(days[start : start + _LOOKUP_CHUNK]),
+                Article.minhash.is_not(None),
+                Article.id < first_new,
+            )
+        ):
+            known[r.id] = (r.story_id, r.minhash, r.published_day.toordinal())
+    wanted = sorted({key for found in keys.values() for key in found})
+    holders: dict[int, list[int]] = {}
+    for start in range(0, len(wanted), _LOOKUP_CHUNK):
+        for key, article_id in session.execute(
+            select(StoryKey.key, StoryKey.article_id).where(StoryKey.key.in_(wanted[start : start + _LOOKUP_CHUNK]))
+        ):
+            holders.setdefault(key, []).append(article_id)
+    missing = sorted({i for found in holders.values() for i in found} - known.keys())
+    for start in range(0, len(missing), _LOOKUP_CHUNK):
+        for r in session.execute(
+            select(Article.id, Article.story_id, Article.minhash, Article.published_day).where(
+                Article.id.in_(missing[start : start + _LOOKUP_CHUNK])
+            )
+        ):
+            known[r.id] = (r.story_id, r.minhash, r.published_day.toordinal() if r.published_day else None)
+
+    ids = list(known)
+    story_of = {i: (known[i][0] or i) for i in ids}
+    sigs = [known[i][1] for i in ids]
+    ordinals = [known[i][2] for i in ids]
+    joined: dict[int, int] = {}
+    for article in signed:
+        day = article.day.toordinal() if article.day else None
+        by_key = {i for key in keys[article.id] for i in holders.get(key, ())}
+        matrix = np.frombuffer(b"".join(sigs), "<u4").reshape(-1, NUM_PERM) if sigs else None
+        best, best_share = None, JOIN_SIMILARITY
+        if matrix is not None:
+            eligible = np.array(
+                [
+                    other < article.id
+                    and (
+                        (day is not None and ordinal is not None and abs(ordinal - day) <= WINDOW_DAYS)
+                        or ((day is None or ordinal is None) and other in by_key)
+                    )
+                    for other, ordinal in zip(ids, ordinals, strict=True)
+                ],
+                dtype=bool,
+            )
+            near = np.flatnonzero(eligible)
+            if near.size:
+                shared = (matrix[near] == np.frombuffer(article.signature, "<u4")).mean(axis=1)
+                top = int(np.argmax(shared))
+                if shared[top] >= best_share:
+                    best, best_share = ids[near[top]], float(shared[top])
+        if best is not None:
+            stories[article.id] = joined[article.id] = story_of[best]
+        # The new article is a candidate for the rest of the batch.
+        ids.append(article.id)
+        sigs.append(article.signature)
+        ordinals.append(day)
+        story_of[article.id] = stories[article.id]
+        for key in keys[article.id]:
+            holders.setdefault(key, []).append(article.id)
+    session.execute(insert(StoryKey), [{"key": key, "article_id": a.id} for a in signed for key in set(keys[a.id])])
+    if joined:
+        table = Article.__table__
+        session.connection().execute(
+            update(table).where(table.c.id == bindparam("b_id")).values(story_id=bindparam("b_story")),
+            [{"b_id": article_id, "b_story": story} for article_id, story in joined.items()],
+        )
+    return stories

@@ -1,0 +1,210 @@
+"""Story clusters: versions of one story (a write-through, another outlet's copy, an undated copy) share a
+story id; results show one hit per story; the ids survive reindex and come out the same on a re-ingest."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import select
+
+from ingest.indexing import reindex
+from ingest.pipeline import Ingester
+from ingest.stories import band_keys, signature, similarity
+from search.index import ArchiveIndex
+from store.db import make_engine, make_sessionmaker, upgrade
+from store.models import Article
+from webapp import create_app
+
+from .conftest import make_settings
+
+LEAD = (
+    "FRANKFURT (Reuters) - Germany's biggest steelmaker said on Tuesday it would close two blast furnaces in "
+    "the Ruhr valley and cut 3,000 jobs by the end of next year, blaming cheap imports and weak demand from "
+    "carmakers for a third straight quarterly loss."
+)
+REST = [
+    "The company said the closures would save about 400 million euros a year from 2027 and that it would "
+    "talk to the IG Metall union about early retirement and transfers to other sites before any layoffs.",
+    "Its shares fell 4.2 percent in Frankfurt trading, the biggest drop on the MDAX index of mid-sized "
+    "companies, as analysts said the cuts were deeper than they had expected.",
+    'Chief executive Anna Keller told reporters the group had no choice. "We are producing steel that our '
+    'customers no longer buy at prices that cover our costs," she said.',
+]
+FIRST = {
+    "headline": "German steelmaker to close two furnaces, cut 3,000 jobs",
+    "date": "2026-03-03T09:12:00+01:00",
+    "source": "Reuters",
+    "body": "\n\n".join([LEAD, *REST[:2]]),
+}
+WRITE_THROUGH = {
+    "headline": "UPDATE 1-German steelmaker to shut furnaces, cut 3,000 jobs; shares slide",
+    "date": "2026-03-03T13:40:00+01:00",
+    "source": "Reuters",
+    "body": "\n\n".join(
+        [
+            LEAD.replace("said on Tuesday it would", "will"),
+            "The announcement came hours after the government in Berlin said it would not extend energy price "
+            "subsidies for heavy industry beyond the end of the year.",
+            *REST,
+        ]
+    ),
+}
+OTHER_OUTLET = {
+    "headline": "Steel group plans 3,000 job cuts in the Ruhr",
+    "date": "2026-03-04",
+    "source": "Rhine Daily",
+    "body": "\n\n".join([LEAD.replace("FRANKFURT (Reuters) - ", ""), REST[0], REST[2]]),
+}
+SAME_DAY_OTHER_STORY = {
+    "headline": "German carmaker raises outlook as electric sales climb",
+    "date": "2026-03-03",
+    "source": "Reuters",
+    "body": "MUNICH (Reuters) - A German carmaker raised its full-year profit forecast on Tuesday after sales of "
+    "its electric models rose by a third in the first two months, sending its shares to a six-month high.\n\n"
+    "The company said it now expected an operating margin of 8 to 9 percent, up from 7 to 8 percent, and that "
+    "a new battery plant in Bavaria would open on schedule in the summer.",
+}
+WEEKS_LATER = dict(FIRST, headline="Steelmaker repeats plan to close furnaces", date="2026-04-20")
+UNDATED = {  # a republished copy without a date, its dateline cut
+    "headline": "Steelmaker cuts 3,000 jobs",
+    "body": "\n\n".join([LEAD.replace("FRANKFURT (Reuters) - ", ""), *REST[:2]]),
+}
+
+STORIES = [FIRST, SAME_DAY_OTHER_STORY, WRITE_THROUGH, OTHER_OUTLET, WEEKS_LATER]
+
+
+def ingest(settings, tmp_path, name: str, items: list[dict]) -> None:
+    folder = tmp_path / name
+    folder.mkdir(parents=True)
+    (folder / "stories.json").write_text(json.dumps(items))
+    with Ingester(settings, workers=1) as ingester:
+        ingester.run([folder])
+
+
+def stories_by_headline(settings) -> dict[str, int]:
+    engine = make_engine(settings)
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(select(Article.id, Article.headline, Article.story_id)).all()
+    finally:
+        engine.dispose()
+    return {r.headline: r.story_id or r.id for r in rows}
+
+
+def test_the_versions_are_as_similar_as_the_rule_needs_and_the_others_are_not():
+    copy = signature(UNDATED["headline"], UNDATED["body"])
+    assert len(set(band_keys(copy)) & set(band_keys(signature(FIRST["headline"], FIRST["body"])))) >= 3
+    sig = {
+        k: signature(v["headline"], v["body"])
+        for k, v in {
+            "first": FIRST,
+            "through": WRITE_THROUGH,
+            "outlet": OTHER_OUTLET,
+            "other": SAME_DAY_OTHER_STORY,
+        }.items()
+    }
+    assert similarity(sig["first"], sig["through"]) >= 0.3 and similarity(sig["first"], sig["outlet"]) >= 0.3
+    assert similarity(sig["first"], sig["other"]) < 0.1
+    assert signature("Short", "Too short to tell.") is None
+
+
+def test_versions_share_a_story_and_results_show_one_hit_per_story(migrated, tmp_path):
+    ingest(migrated, tmp_path, "first", STORIES[:2])
+    ingest(migrated, tmp_path, "later", STORIES[2:])  # a later file joins stories stored before
+    story = stories_by_headline(migrated)
+    first = story[FIRST["headline"]]
+    assert story[WRITE_THROUGH["headline"]] == story[OTHER_OUTLET["headline"]] == first
+    assert story[SAME_DAY_OTHER_STORY["headline"]] != first
+    assert story[WEEKS_LATER["headline"]] != first  # the same text weeks later is a story told again
+
+    app = create_app(migrated)
+    client = app.test_client()
+    try:
+        answer = client.get("/api/search?q=steelmaker+jobs").get_json()
+        assert answer["articles"] == 4 and answer["total"] == 2
+        top = answer["hits"][0]
+        assert top["story_id"] == first and top["versions"] == 3
+        everything = client.get("/api/search?q=steelmaker+jobs&collapse=false").get_json()
+        assert everything["total"] == 4 and {h["story_id"] for h in everything["hits"]} == {
+            first,
+            story[WEEKS_LATER["headline"]],
+        }
+        facet = client.get("/api/search?q=steelmaker").get_json()["facets"]["story"]
+        assert facet[0] == {"value": str(first), "count": 3, "label": FIRST["headline"]}
+        versions = client.get(f"/api/search?story={first}&collapse=false").get_json()
+        assert versions["total"] == 3
+        page = client.get("/search?q=steelmaker+jobs").get_data(as_text=True)
+        assert "3 versions of this story" in page
+        assert f'href="/search?q=steelmaker+jobs&amp;collapse=false&amp;story={first}">3 versions' in page
+        article = client.get(f"/articles/{first}").get_data(as_text=True)
+        assert "Other versions of this story" in article and WRITE_THROUGH["headline"] in article
+        related = client.get(f"/api/articles/{first}/related").get_json()["related"]
+        assert all(story.get(item["headline"]) != first for item in related)
+        rows = client.get("/api/search.jsonl?q=steelmaker").get_data(as_text=True).splitlines()
+        assert sorted(json.loads(row)["story_id"] for row in rows) == sorted({first, story[WEEKS_LATER["headline"]]})
+    finally:
+        app.extensions["newsarchive"].close()
+
+    # reindex keeps the stories (they live in SQL), and the collapsed answer with them.
+    engine = make_engine(migrated)
+    try:
+        reindex(make_sessionmaker(engine), ArchiveIndex(migrated.index_dir))
+    finally:
+        engine.dispose()
+    app = create_app(migrated)
+    try:
+        again = app.test_client().get("/api/search?q=steelmaker+jobs").get_json()
+        assert [(h["id"], h["versions"]) for h in again["hits"]] == [(h["id"], h["versions"]) for h in answer["hits"]]
+    finally:
+        app.extensions["newsarchive"].close()
+
+
+def test_an_undated_copy_is_found_by_its_band_keys_both_ways(migrated, tmp_path):
+    ingest(migrated, tmp_path, "undated", [UNDATED])
+    ingest(migrated, tmp_path, "dated", [FIRST, SAME_DAY_OTHER_STORY])
+    ingest(migrated, tmp_path, "copy", [dict(UNDATED, headline="Steelmaker to cut 3,000 jobs (copy)")])
+    story = stories_by_headline(migrated)
+    assert story[FIRST["headline"]] == story[UNDATED["headline"]] == story["Steelmaker to cut 3,000 jobs (copy)"]
+    assert story[SAME_DAY_OTHER_STORY["headline"]] != story[UNDATED["headline"]]
+
+
+def test_a_fresh_archive_given_the_same_files_in_the_same_order_makes_the_same_stories(tmp_path, database_url):
+    made = []
+    for name in ("one", "two"):
+        settings = make_settings(tmp_path / name, database_url if name == "one" else None)
+        upgrade(settings)
+        ingest(settings, tmp_path / name, "a", STORIES[:2])
+        ingest(settings, tmp_path / name, "b", [*STORIES[2:], UNDATED])
+        made.append(stories_by_headline(settings))
+    assert made[0] == made[1]
+
+
+@pytest.mark.parametrize("collapse", ["true", "false"])
+def test_a_collapsed_search_never_shows_two_versions_on_any_page(migrated, tmp_path, collapse):
+    items = []
+    for k in range(12):  # twelve stories, each told three times on one day
+        body = f"Steel story {k} of twelve: " + " ".join(f"point{k}x{i}" for i in range(40))
+        for v in range(3):
+            items.append(
+                {
+                    "headline": f"Steel story {k} version {v}",
+                    "date": f"2026-05-{k + 1:02d}",
+                    "source": "Reuters",
+                    "body": body + f" Version {v} adds a line of its own.",
+                }
+            )
+    ingest(migrated, tmp_path, "many", items)
+    app = create_app(migrated)
+    client = app.test_client()
+    try:
+        seen = []
+        for page in (1, 2, 3, 4):
+            answer = client.get(f"/api/search?q=steel&per_page=5&page={page}&collapse={collapse}").get_json()
+            seen += [h["story_id"] for h in answer["hits"]]
+        if collapse == "true":
+            assert answer["total"] == 12 and len(seen) == len(set(seen)) == 12
+        else:
+            assert answer["total"] == 36 and len(seen) == 20
+    finally:
+        app.extensions["newsarchive"].close()
