@@ -40,7 +40,10 @@ SHINGLE_WORDS = 3
 JOIN_SIMILARITY = 0.3
 MIN_SHINGLES = 12  # texts shorter than this are too short to tell a version from a look-alike
 WINDOW_DAYS = 1  # a dated version is looked for this many days before and after
-BANDS, ROWS = 21, 3  # LSH to and from undated articles: a pair at similarity 0.5 shares a band with p = 0.94, at 0.3 p = 0.44
+BANDS, ROWS = (
+    21,
+    3,
+)  # LSH to and from undated articles: a pair at similarity 0.5 shares a band with p = 0.94, at 0.3 p = 0.44
 SEED = 1
 _WORD = re.compile(r"\w+")
 _LOOKUP_CHUNK = 500
