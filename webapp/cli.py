@@ -324,9 +324,9 @@ def search_command(query: tuple[str, ...], output: str, as_json: bool, **options
             click.echo(f"did you mean: {answer['suggestion']}")
     for hit in answer["hits"]:
         snippet = unescape(re.sub(r"</?mark>", "", hit["snippet"]))
-        click.echo(
-            f"\n[{hit['id']}] {hit['headline']}\n    {hit['source'] or ''} {hit['published'] or ''}\n    {snippet}"
-        )
+        versions = f" ({hit['versions']} versions)" if hit.get("versions", 1) > 1 else ""
+        meta = f"{hit['source'] or ''} {hit['published'] or ''}"
+        click.echo(f"\n[{hit['id']}] {hit['headline']}{versions}\n    {meta}\n    {snippet}")
 
 
 @cli.command()

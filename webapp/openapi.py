@@ -78,6 +78,11 @@ def _search_params() -> list[dict]:
             for f in FACETS
         ],
         _param(
+            "collapse",
+            "One hit per story (its best version, with `versions`); false: every version",
+            {"type": "boolean", "default": True},
+        ),
+        _param(
             "after",
             "Only articles stored after the article with this id (ids grow in ingest order)",
             {"type": "integer", "minimum": 0},
@@ -260,13 +265,17 @@ def openapi_document() -> dict:
                         "snippet": {"type": "string", "description": "HTML-escaped text with matches in <mark>"},
                         "url": {"type": "string", "nullable": True},
                         "score": {"type": "number"},
+                        "story_id": {"type": "integer", "description": "The id of the story's first article"},
+                        "versions": {"type": "integer", "description": "Matching versions of this hit's story"},
                     },
                 },
                 "SearchResponse": {
                     "type": "object",
                     "properties": {
                         "query": {"type": "string"},
-                        "total": {"type": "integer"},
+                        "total": {"type": "integer", "description": "Hits: stories when collapsed, else articles"},
+                        "articles": {"type": "integer", "description": "Matching articles"},
+                        "collapse": {"type": "boolean"},
                         "page": {"type": "integer"},
                         "per_page": {"type": "integer"},
                         "took_ms": {"type": "number"},
