@@ -29,13 +29,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def server(sample_archive):
+def serve(settings):
+    """`newsarchive serve` on `settings` in a subprocess, until the generator is closed; yields its URL."""
     port = free_port()
-    env = cli_env(sample_archive)
     process = subprocess.Popen(
         [sys.executable, "-m", "webapp.cli", "serve", "--port", str(port)],
-        env=env,
+        env=cli_env(settings),
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -56,6 +55,11 @@ def server(sample_archive):
     yield url
     process.terminate()
     process.wait(10)
+
+
+@pytest.fixture
+def server(sample_archive):
+    yield from serve(sample_archive)
 
 
 def test_search_facet_click_and_article_page_in_chromium(server, tmp_path):
@@ -106,41 +110,10 @@ def test_search_facet_click_and_article_page_in_chromium(server, tmp_path):
 @pytest.fixture
 def research_server(migrated, tmp_path):
     """`newsarchive serve` on the generated archive of tests/test_research_search.py."""
-    import json  # noqa: PLC0415
+    from .test_research_search import ingest_generated  # noqa: PLC0415
 
-    from ingest.pipeline import Ingester  # noqa: PLC0415
-
-    from .test_research_search import stories  # noqa: PLC0415
-
-    folder = tmp_path / "generated"
-    folder.mkdir()
-    (folder / "stories.json").write_text(json.dumps(stories()), encoding="utf-8")
-    with Ingester(migrated, workers=1) as ingester:
-        ingester.run([folder])
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "webapp.cli", "serve", "--port", str(port)],
-        env=cli_env(migrated),
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/healthz", timeout=2)
-            break
-        except OSError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                process.kill()
-                raise RuntimeError(
-                    "the server did not start: " + process.stdout.read().decode(errors="replace")
-                ) from None
-            time.sleep(0.2)
-    yield url
-    process.terminate()
-    process.wait(10)
+    ingest_generated(migrated, tmp_path)
+    yield from serve(migrated)
 
 
 def _api(url: str) -> dict:

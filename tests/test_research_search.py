@@ -72,14 +72,19 @@ def stories(n: int = 160) -> list[dict]:
     return out
 
 
-@pytest.fixture
-def research_app(migrated, tmp_path):
+def ingest_generated(settings, tmp_path) -> None:
+    """Store and index the 160 generated stories in the archive of `settings`."""
     folder = tmp_path / "generated"
     folder.mkdir()
     (folder / "stories.json").write_text(json.dumps(stories()), encoding="utf-8")
-    with Ingester(migrated, workers=1) as ingester:
+    with Ingester(settings, workers=1) as ingester:
         summary = ingester.run([folder])
     assert summary.ingested == 160, summary.as_dict()
+
+
+@pytest.fixture
+def research_app(migrated, tmp_path):
+    ingest_generated(migrated, tmp_path)
     app = create_app(migrated)
     app.config.update(TESTING=True)
     yield app

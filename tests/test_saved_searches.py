@@ -8,22 +8,12 @@ import re
 from html import unescape
 
 import feedparser
-import pytest
 from click.testing import CliRunner
 
 from ingest.pipeline import Ingester
-from webapp import create_app
 from webapp.cli import cli
 
 from .conftest import cli_env
-
-
-@pytest.fixture
-def saved_app(sample_archive):
-    app = create_app(sample_archive)
-    app.config.update(TESTING=True)
-    yield app
-    app.extensions["newsarchive"].close()
 
 
 def form_fields(html: str, action: str) -> dict[str, str]:
@@ -63,9 +53,9 @@ OTHER = {
 }
 
 
-def test_a_saved_search_counts_new_matches_feeds_them_as_atom_and_alerts_once(saved_app, tmp_path):
-    settings = saved_app.extensions["newsarchive"].settings
-    client = saved_app.test_client()
+def test_a_saved_search_counts_new_matches_feeds_them_as_atom_and_alerts_once(app, tmp_path):
+    settings = app.extensions["newsarchive"].settings
+    client = app.test_client()
     runner = CliRunner()
     env = cli_env(settings)
     save_from_page(client, "q=harbour+strike&source=Reuters")
@@ -109,14 +99,14 @@ def test_a_saved_search_counts_new_matches_feeds_them_as_atom_and_alerts_once(sa
     assert "Nothing new since you last looked" in client.get("/saved").get_data(as_text=True)
 
 
-def test_forms_that_change_state_need_the_csrf_token(saved_app):
-    client = saved_app.test_client()
+def test_forms_that_change_state_need_the_csrf_token(app):
+    client = app.test_client()
     assert client.post("/saved", data={"params": "q=kobani", "name": "x"}).status_code == 400
     page = client.get("/search?q=kobani").get_data(as_text=True)
     fields = form_fields(page, "/saved")
     forged = client.post("/saved", data=dict(fields, csrf_token="not-the-token"))
     assert forged.status_code == 400 and "reload the page" in forged.get_data(as_text=True)
-    other_browser = saved_app.test_client()  # another session: the token of the first is not its own
+    other_browser = app.test_client()  # another session: the token of the first is not its own
     assert other_browser.post("/saved", data=fields).status_code == 400
     assert client.get("/saved").get_data(as_text=True).count("<h2>") == 0
     assert client.post("/saved", data=fields).status_code == 303
@@ -128,8 +118,8 @@ def test_forms_that_change_state_need_the_csrf_token(saved_app):
     assert client.post("/saved/1/delete", data=delete).status_code == 404
 
 
-def test_saved_names_and_bad_parameters(saved_app):
-    client = saved_app.test_client()
+def test_saved_names_and_bad_parameters(app):
+    client = app.test_client()
     save_from_page(client, "q=kobani", name='<script>alert("x")</script>')
     page = client.get("/saved").get_data(as_text=True)
     assert "<script>alert" not in page and "&lt;script&gt;" in page

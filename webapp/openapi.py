@@ -10,6 +10,10 @@ def _param(name: str, description: str, schema: dict, **extra) -> dict:
     return {"name": name, "in": "query", "required": False, "description": description, "schema": schema, **extra}
 
 
+def _list_param(name: str, description: str) -> dict:
+    return _param(name, description, {"type": "array", "items": {"type": "string"}}, style="form", explode=True)
+
+
 def _search_params() -> list[dict]:
     """The parameters of /api/search, which its exports and /api/facets/<name> take too."""
     return [
@@ -24,16 +28,7 @@ def _search_params() -> list[dict]:
             "Empty lists the archive, newest first.",
             {"type": "string", "maxLength": 1000},
         ),
-        *[
-            _param(
-                f,
-                f"Only articles with this {f} (repeatable; values of one facet are OR'ed)",
-                {"type": "array", "items": {"type": "string"}},
-                style="form",
-                explode=True,
-            )
-            for f in FACETS
-        ],
+        *[_list_param(f, f"Only articles with this {f} (repeatable; values of one facet are OR'ed)") for f in FACETS],
         _param(
             "from",
             "Earliest publication date, inclusive (YYYY-MM-DD)",
@@ -67,16 +62,7 @@ def _search_params() -> list[dict]:
             "answer the query as typed (the correction is still offered as `suggestion`)",
             {"type": "boolean", "default": True},
         ),
-        *[
-            _param(
-                f"not_{f}",
-                f"No hit carries this {f} (repeatable)",
-                {"type": "array", "items": {"type": "string"}},
-                style="form",
-                explode=True,
-            )
-            for f in FACETS
-        ],
+        *[_list_param(f"not_{f}", f"No hit carries this {f} (repeatable)") for f in FACETS],
         _param(
             "collapse",
             "One hit per story (its best version, with `versions`); false: every version",
@@ -104,6 +90,22 @@ def _export_params() -> list[dict]:
         ),
         _param("limit", "The most rows (at most NEWSARCHIVE_EXPORT_MAX_ROWS)", {"type": "integer", "minimum": 1}),
     ]
+
+
+def _export_path(kind: str, description: str, content: dict) -> dict:
+    return {
+        "get": {
+            "summary": f"Every hit of a search as {kind}, in the order of the pages (streamed)",
+            "parameters": [*_search_params(), *_export_params()],
+            "responses": {
+                "200": {"description": description, "content": content},
+                "400": {
+                    "description": "A parameter needs fixing",
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+                },
+            },
+        }
+    }
 
 
 def openapi_document() -> dict:
@@ -138,35 +140,12 @@ def openapi_document() -> dict:
                     },
                 }
             },
-            "/api/search.csv": {
-                "get": {
-                    "summary": "Every hit of a search as CSV, in the order of the pages (streamed)",
-                    "parameters": [*_search_params(), *_export_params()],
-                    "responses": {
-                        "200": {"description": "CSV with a header row", "content": {"text/csv": {}}},
-                        "400": {
-                            "description": "A parameter needs fixing",
-                            "content": {"application/json": {"schema": error}},
-                        },
-                    },
-                }
-            },
-            "/api/search.jsonl": {
-                "get": {
-                    "summary": "Every hit of a search as JSON Lines, in the order of the pages (streamed)",
-                    "parameters": [*_search_params(), *_export_params()],
-                    "responses": {
-                        "200": {
-                            "description": "One ExportRow per line",
-                            "content": {"application/x-ndjson": {"schema": {"$ref": "#/components/schemas/ExportRow"}}},
-                        },
-                        "400": {
-                            "description": "A parameter needs fixing",
-                            "content": {"application/json": {"schema": error}},
-                        },
-                    },
-                }
-            },
+            "/api/search.csv": _export_path("CSV", "CSV with a header row", {"text/csv": {}}),
+            "/api/search.jsonl": _export_path(
+                "JSON Lines",
+                "One ExportRow per line",
+                {"application/x-ndjson": {"schema": {"$ref": "#/components/schemas/ExportRow"}}},
+            ),
             "/api/facets/{name}": {
                 "get": {
                     "summary": "Values of one facet among a search's hits, by prefix",
