@@ -157,7 +157,7 @@ class _FileWrite:
 
 
 class Ingester:
-    """Ingests files into the archive; the only writer of the SQL store and the index."""
+    """Ingests files into the archive; the only writer of articles and the index."""
 
     def __init__(self, settings: Settings, *, workers: Optional[int] = None, engine=None) -> None:
         self.settings = settings

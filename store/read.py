@@ -1,7 +1,8 @@
 """The archive as readers see it: search answers from Whoosh, filled from SQL in rank order, and article records.
 
 Used by the web app's pages and JSON API and by `newsarchive search`, so all three answer alike.
-It only reads: the ingester is the only writer.
+It only reads: the ingester is the only writer of articles and the index (saved searches, in store/saved.py,
+are the only rows the web server writes).
 """
 
 from __future__ import annotations
