@@ -43,6 +43,7 @@ bench: $(VENV)/.test-installed
 	$(BIN)/python -m bench.load
 	$(BIN)/python bench/extract.py --compare
 	$(BIN)/python -m bench.metadata
+	$(BIN)/python -m bench.stories.measure
 
 # Known-item searches and the judged questions, beside SQLite FTS5 and plain Whoosh (bench/relevance.py).
 bench-relevance: $(VENV)/.test-installed
