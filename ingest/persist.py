@@ -92,7 +92,10 @@ class ArticleStore:
         ids = list(session.scalars(insert(Article).returning(Article.id, sort_by_parameter_order=True), rows))
         story_of = assign_stories(
             session,
-            [NewArticle(i, row["minhash"], row["published_day"]) for i, row in zip(ids, rows, strict=True)],
+            [
+                NewArticle(i, row["minhash"], row["published_day"], row["headline"])
+                for i, row in zip(ids, rows, strict=True)
+            ],
         )
         caption_rows = []
         place_rows = []

@@ -183,12 +183,13 @@ def test_a_fresh_archive_given_the_same_files_in_the_same_order_makes_the_same_s
 @pytest.mark.parametrize("collapse", ["true", "false"])
 def test_a_collapsed_search_never_shows_two_versions_on_any_page(migrated, tmp_path, collapse):
     items = []
-    for k in range(12):  # twelve stories, each told three times on one day
+    topics = "mill closes|port strike ends|tariff ruling due|union vote set|furnace relit|exports fall|prices climb|merger talks stall|plant reopens|court blocks sale|output record|chief quits"
+    for k, topic in enumerate(topics.split("|")):  # twelve stories, each told three times on one day
         body = f"Steel story {k} of twelve: " + " ".join(f"point{k}x{i}" for i in range(40))
         for v in range(3):
             items.append(
                 {
-                    "headline": f"Steel story {k} version {v}",
+                    "headline": f"Steel: {topic}",
                     "date": f"2026-05-{k + 1:02d}",
                     "source": "Reuters",
                     "body": body + f" Version {v} adds a line of its own.",
@@ -208,3 +209,44 @@ def test_a_collapsed_search_never_shows_two_versions_on_any_page(migrated, tmp_p
             assert answer["total"] == 36 and len(seen) == 20
     finally:
         app.extensions["newsarchive"].close()
+
+
+REWRITE = {  # rewritten from the top hours later: little of the text is left, the headline names the story
+    "headline": "German steelmaker's plan to cut 3,000 jobs angers union",
+    "date": "2026-03-03T18:05:00+01:00",
+    "source": "Reuters",
+    "body": "\n\n".join(
+        [
+            "FRANKFURT (Reuters) - The IG Metall union vowed on Tuesday to fight plans by Germany's biggest "
+            "steelmaker to shut two blast furnaces, calling the loss of 3,000 jobs in the Ruhr a betrayal of "
+            "workers who had accepted pay cuts two years ago.",
+            REST[1],
+            "Union leaders said they would meet on Thursday to discuss strikes at the group's other plants.",
+        ]
+    ),
+}
+MARKET_REPORT = {  # the same day's market report quotes one paragraph of the story under its own headline
+    "headline": "Frankfurt mid-caps slip as industrials lag",
+    "date": "2026-03-03T17:45:00+01:00",
+    "source": "Reuters",
+    "body": "\n\n".join(
+        [
+            "FRANKFURT (Reuters) - German mid-sized stocks ended lower on Tuesday, weighed down by industrial "
+            "names after a string of weak results, while exporters held steady as the euro eased.",
+            REST[1],
+            "Chemicals makers also fell, with traders citing worries about energy costs next winter.",
+        ]
+    ),
+}
+
+
+def test_a_rewrite_that_keeps_little_text_joins_by_its_headline_and_a_report_quoting_as_much_does_not(
+    migrated, tmp_path
+):
+    first = signature(FIRST["headline"], FIRST["body"])
+    for other in (REWRITE, MARKET_REPORT):  # both share one paragraph: too little text to join on its own
+        assert 0.1 <= similarity(first, signature(other["headline"], other["body"])) < 0.3
+    ingest(migrated, tmp_path, "day", [FIRST, MARKET_REPORT, REWRITE])
+    story = stories_by_headline(migrated)
+    assert story[REWRITE["headline"]] == story[FIRST["headline"]]
+    assert story[MARKET_REPORT["headline"]] != story[FIRST["headline"]]
