@@ -109,10 +109,13 @@ def test_search_facet_click_and_article_page_in_chromium(server, tmp_path):
 
 @pytest.fixture
 def research_server(migrated, tmp_path):
-    """`newsarchive serve` on the generated archive of tests/test_research_search.py."""
+    """`newsarchive serve` on the generated archive of tests/test_research_search.py, with one story told
+    three times (tests/test_stories.py)."""
     from .test_research_search import ingest_generated  # noqa: PLC0415
+    from .test_stories import FIRST, REWRITE, WRITE_THROUGH, ingest  # noqa: PLC0415
 
     ingest_generated(migrated, tmp_path)
+    ingest(migrated, tmp_path, "versions", [FIRST, WRITE_THROUGH, REWRITE])
     yield from serve(migrated)
 
 
@@ -125,8 +128,11 @@ def _api(url: str) -> dict:
 
 def test_research_session_in_chromium(research_server, tmp_path):
     """Exclude a source, choose two others, click a histogram bar, download the CSV and save the search,
-    checking what the page shows at each step against the JSON API; then the page at phone width."""
+    checking what the page shows at each step against the JSON API; expand a story into its versions and
+    open one; then the pages at phone width."""
     import csv  # noqa: PLC0415
+
+    from .test_stories import FIRST, REWRITE, WRITE_THROUGH  # noqa: PLC0415
 
     _require_browser()
     with sync_playwright() as p:
@@ -174,9 +180,26 @@ def test_research_session_in_chromium(research_server, tmp_path):
         assert "Reuters and BBC reports" in page.inner_text(".saved")
         assert "Nothing new since you last looked" in page.inner_text(".saved")
 
+        page.goto(research_server + "/search?q=steelmaker+furnaces")
+        headlines = [h.inner_text() for h in page.locator(".hit h2").all()]
+        assert len(headlines) == 1 and headlines[0] in {
+            FIRST["headline"],
+            WRITE_THROUGH["headline"],
+            REWRITE["headline"],
+        }
+        page.click(".hit .versions a:text-is('3 versions of this story')")
+        page.wait_for_url("**collapse=false**")
+        versions = {h.inner_text() for h in page.locator(".hit h2").all()}
+        assert versions == {FIRST["headline"], WRITE_THROUGH["headline"], REWRITE["headline"]}
+        page.locator(".hit h2").get_by_role("link", name=REWRITE["headline"], exact=True).click()
+        page.wait_for_url("**/articles/*")
+        others = {a.inner_text() for a in page.locator("aside.versions li a").all()}
+        assert others == {FIRST["headline"], WRITE_THROUGH["headline"]}
+        article_path = page.url.split(research_server, 1)[1]
+
         for width in (360, 390, 414):  # no sideways scrolling at phone widths
             page.set_viewport_size({"width": width, "height": 800})
-            for path in ("/search?q=report&not_source=Reuters", "/saved"):
+            for path in ("/search?q=report&not_source=Reuters", "/saved", article_path):
                 page.goto(research_server + path)
                 assert page.evaluate("document.documentElement.scrollWidth") <= width, (width, path)
         page.set_viewport_size({"width": 390, "height": 844})
