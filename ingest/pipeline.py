@@ -57,6 +57,7 @@ from .inbox import (
 from .normalise import safe_text
 from .persist import ArticleStore
 from .places import gazetteer
+from .progress import Progress
 from .readers import Limits, Unit, iter_units, open_unpacked, parse_unit, sniff
 from .records import ArticleData
 
@@ -179,6 +180,7 @@ class Ingester:
         self._pool: Optional[cf.ProcessPoolExecutor] = None
         self._lock_depth = 0
         self._progress = False  # a run's progress bars on the terminal (ingest_files sets it)
+        self.status = Progress(settings.home)  # the file being read now, for /status
 
     def close(self) -> None:
         if self._pool is not None:
@@ -353,7 +355,14 @@ class Ingester:
                 )
                 batch: list[ArticleData] = []
                 bar = _file_bar(f.path.name, size) if self._progress and not isinstance(source, bytes) else None
-                for item in self._parse(units, defaults):
+                self.status.start(shown, size, fmt, None if isinstance(source, bytes) else source)
+                for records, item in enumerate(self._parse(units, defaults), 1):
+                    self.status.update(
+                        articles=result.articles,
+                        duplicates=result.duplicates,
+                        skipped=len(result.errors),
+                        records=records,
+                    )
                     if isinstance(item, RecordError):
                         result.errors.append({"line": item.line, "reason": safe_text(item.reason)})
                         continue
@@ -385,6 +394,8 @@ class Ingester:
             if feeder is not None:
                 feeder.file_failed()
             raise
+        finally:
+            self.status.finish()
         if feeder is not None:
             feeder.file_committed(file_id)
         if destination is not None:

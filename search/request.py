@@ -11,6 +11,7 @@ from .schema import FACETS
 SORTS = ("relevance", "newest", "oldest", "stored")  # stored: the most recently ingested first
 INTERVALS = ("auto", "year", "month", "day")  # the date histogram's bars
 MAX_PER_PAGE = 100
+PER_PAGE_CHOICES = (10, 20, 50, 100)  # offered on the results page; any of 1-MAX_PER_PAGE is accepted
 MAX_FACET_SIZE = 200
 MAX_PAGE = 10_000
 MAX_QUERY_CHARS = 1000

@@ -19,13 +19,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from search.columns import SegmentCache
-from search.highlight import best_snippet
+from search.highlight import best_snippet, find_matches, snippet
 from search.index import ArchiveIndex, IndexMissing, empty_index
 from search.parse import analyse
 from search.query import ArchiveSearcher
 from search.request import SearchRequest
 
 from .db import make_engine, make_sessionmaker
+from .display import human_date
 from .models import Article, Caption, Place, Source, article_places
 from .settings import Settings
 from .stats import sql_counts
@@ -116,7 +117,7 @@ class Archive:
         terms = dict(found.terms)
         if "credit" in terms:
             terms["caption"] = terms.get("caption", set()) | terms["credit"]
-        rows = self._hit_rows(ids)
+        rows = self._hit_rows(ids, full=True)
         hits = []
         for (doc_id, score), story, versions in zip(found.page, found.stories, found.versions, strict=True):
             row = rows.get(int(doc_id))
@@ -128,8 +129,13 @@ class Archive:
                     "id": row["id"],
                     "headline": row["headline"],
                     "published": row["published"],
+                    "published_display": human_date(row["published"], self.settings.time_zone),
                     "source": row["source"],
+                    "byline": row["byline"],
+                    "dateline": row["dateline"],
+                    "places": row["places"],
                     "snippet": best_snippet(fields, terms),
+                    "caption_match": caption_match(row["caption_list"], terms.get("caption")),
                     "url": row["url"],
                     "score": round(score, 4),
                     "story_id": story,
@@ -145,7 +151,7 @@ class Archive:
             "per_page": request.per_page,
             "took_ms": round((time.perf_counter() - started) * 1000, 2),
             "hits": hits,
-            "facets": self._label_stories(found.facets),
+            "facets": self.label_stories(found.facets),
             "suggestion": found.suggestion,
             "corrected": found.corrected,
             "match": found.match,
@@ -158,7 +164,7 @@ class Archive:
             "to": request.date_to.isoformat() if request.date_to else None,
         }
 
-    def _label_stories(self, facets: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    def label_stories(self, facets: dict[str, list[dict]]) -> dict[str, list[dict]]:
         """The story facet's values (story ids) labelled with the headline of each story's first article."""
         stories = facets.get("story")
         if stories:
@@ -213,7 +219,7 @@ class Archive:
         return [f"{rows[i]['headline']}\n{rows[i]['body']}\n{rows[i]['captions']}" if i in rows else "" for i in wanted]
 
     def _hit_rows(self, ids: list[int], full: bool = False) -> dict[int, dict]:
-        """Rows of articles by id for hits; `full` adds byline, dateline, language and places (export)."""
+        """Rows of articles by id; `full` adds byline, dateline, language and places (hits and export)."""
         if not ids:
             return {}
         extra = (Article.byline, Article.dateline, Article.language, Article.story_id) if full else ()
@@ -231,13 +237,13 @@ class Archive:
                 .outerjoin(Source, Source.id == Article.source_id)
                 .where(Article.id.in_(ids))
             ).all()
-            captions: dict[int, list[str]] = {}
+            captions: dict[int, list[tuple[str, Optional[str]]]] = {}
             for article_id, text, credit in session.execute(
                 select(Caption.article_id, Caption.text, Caption.credit)
                 .where(Caption.article_id.in_(ids))
                 .order_by(Caption.position)
             ):
-                captions.setdefault(article_id, []).append(f"{text} ({credit})" if credit else text)
+                captions.setdefault(article_id, []).append((text, credit))
             places: dict[int, list[str]] = {}
             if full:
                 for article_id, name in session.execute(
@@ -256,7 +262,8 @@ class Archive:
                 "url": r.url,
                 "body": r.body,
                 "source": r.source,
-                "captions": "\n".join(captions.get(r.id, [])),
+                "captions": "\n".join(f"{t} ({c})" if c else t for t, c in captions.get(r.id, [])),
+                "caption_list": captions.get(r.id, []),
             }
             if full:
                 row.update(
@@ -277,7 +284,7 @@ class Archive:
                 .where(Article.id == article_id)
                 .options(selectinload(Article.captions), selectinload(Article.places))
             ).first()
-            return article_record(article) if article is not None else None
+            return article_record(article, self.settings.time_zone) if article is not None else None
 
     def versions(self, article_id: int, limit: int = 50) -> list[dict]:
         """The other versions of this article's story (ingest/stories.py), in the order they were stored."""
@@ -293,7 +300,17 @@ class Archive:
                 .order_by(Article.id)
                 .limit(limit)
             ).all()
-        return [{"id": r.id, "headline": r.headline, "published": r.published, "source": r.source} for r in rows]
+        zone_name = self.settings.time_zone
+        return [
+            {
+                "id": r.id,
+                "headline": r.headline,
+                "published": r.published,
+                "published_display": human_date(r.published, zone_name),
+                "source": r.source,
+            }
+            for r in rows
+        ]
 
     def related(self, article_id: int, limit: int = 5) -> list[dict]:
         """Articles like this one, by the key terms of its headline and body, each with the words they
@@ -315,6 +332,7 @@ class Archive:
                 "id": r["id"],
                 "headline": r["headline"],
                 "published": r["published"],
+                "published_display": human_date(r["published"], self.settings.time_zone),
                 "source": r["source"],
                 "shared": [words.get(term, term) for term in terms],
             }
@@ -357,11 +375,23 @@ def surface_words(text: str) -> dict[str, str]:
     return {term: shapes[counts.most_common(1)[0][0]] for term, counts in seen.items()}
 
 
-def article_record(article: Article) -> dict:
+def caption_match(captions: list[tuple[str, Optional[str]]], terms: Optional[set[str]]) -> Optional[dict]:
+    """The first caption holding a query word, as {"snippet" (escaped HTML with <mark>), "credit"}."""
+    if not terms:
+        return None
+    for text, credit in captions:
+        spans = find_matches(text, terms, "caption")
+        if spans:
+            return {"snippet": snippet(text, spans), "credit": credit}
+    return None
+
+
+def article_record(article: Article, zone_name: str = "UTC") -> dict:
     return {
         "id": article.id,
         "headline": article.headline,
         "published": article.published,
+        "published_display": human_date(article.published, zone_name),
         "date_inferred": article.date_inferred,
         "source": article.source.name if article.source else None,
         "byline": article.byline,

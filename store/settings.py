@@ -12,12 +12,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Union
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 ENV_PREFIX = "NEWSARCHIVE_"
-KINDS = ("path", "url", "int", "float", "bool", "str", "choice")
+KINDS = ("path", "url", "int", "float", "bool", "str", "choice", "zone")
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off")
 
@@ -75,6 +76,14 @@ class Setting:
             if text.lower() in FALSE_WORDS:
                 return False
             raise SettingsError(f"{self.variable} must be true or false, not {raw!r}")
+        if self.kind == "zone":
+            try:
+                ZoneInfo(text)
+            except (ZoneInfoNotFoundError, ValueError):
+                raise SettingsError(
+                    f"{self.variable} must be a time zone name such as UTC or Europe/London, not {raw!r}"
+                ) from None
+            return text
         if self.kind == "choice":
             if text not in self.choices:
                 raise SettingsError(f"{self.variable} must be {_alternatives(self.choices)}, not {raw!r}")
@@ -164,6 +173,13 @@ TABLE: tuple[Setting, ...] = (
         "(numpy on the tested Whoosh version)",
         choices=("auto", "numpy", "whoosh"),
     ),
+    Setting(
+        "time_zone",
+        "zone",
+        "UTC",
+        "the time zone pages show times in (an IANA name such as `Europe/London`); the API's `published` "
+        "keeps each article's own offset",
+    ),
 )
 
 
@@ -191,6 +207,7 @@ class Settings:
     secret_key: Optional[str]
     export_max_rows: int
     search_engine: str  # auto, numpy or whoosh (search/engine.py)
+    time_zone: str  # an IANA zone name: where pages show times (store/display.py)
 
     @property
     def archive_dir(self) -> Path:

@@ -10,6 +10,7 @@ from search.index import ArchiveIndex, IndexMissing
 from .db import make_engine
 from .models import Article, Caption, IngestFile, Place, Source
 from .settings import Settings
+from .status import skipped_records
 
 
 def sql_counts(session: Session) -> dict[str, int]:
@@ -24,6 +25,7 @@ def sql_counts(session: Session) -> dict[str, int]:
         "files_read": count(IngestFile),
         "failed_files": count(IngestFile, IngestFile.status == "failed"),
         "pending_index": count(Article, Article.indexed.is_(False)),
+        "skipped_records": skipped_records(session),
     }
 
 

@@ -32,7 +32,10 @@ def test_the_answer_has_the_spec_shape(client):
     assert answer["query"] == "kobani" and answer["page"] == 1 and answer["per_page"] == 20
     assert set(answer["facets"]) == {"source", "credit", "place", "year", "byline", "dateline", "language", "story"}
     hit = answer["hits"][0]
-    assert set(hit) == {"id", "headline", "published", "source", "snippet", "url", "score", "story_id", "versions"}
+    assert set(hit) == {
+        "id", "headline", "published", "published_display", "source", "byline", "dateline", "places", "snippet",
+        "caption_match", "url", "score", "story_id", "versions",
+    }  # fmt: skip
     assert "<mark>Kobani</mark>" in hit["snippet"]  # the text as written, marked
     assert answer["total"] == 2
 

@@ -35,7 +35,11 @@ def test_corrections_did_you_mean_and_pagination(client):
     assert "Did you mean" in html and 'href="/search?q=oil+prices"' in html
     assert "articles with the most of them come first" in html
     first = page(client, "/search?per_page=2")
-    assert "Page 1 of 3" in first and 'rel="next"' in first
+    assert 'rel="next" href="/search?page=2&amp;per_page=2"' in first and 'rel="prev"' not in first
+    assert '<a aria-current="page" href="/search?per_page=2">1</a>' in first
+    assert 'href="/search?page=3&amp;per_page=2" aria-label="Page 3">3</a>' in first
+    last = page(client, "/search?per_page=2&page=3")
+    assert '<a aria-current="page" href="/search?page=3&amp;per_page=2">3</a>' in last and 'rel="next"' not in last
 
 
 def test_the_article_page_shows_captions_credits_metadata_and_related(client):

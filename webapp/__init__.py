@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Optional
+from urllib.parse import unquote_to_bytes
 
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
@@ -45,6 +46,18 @@ def create_app(settings: Optional[Settings] = None) -> Flask:
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         return response
+
+    @app.before_request
+    def _check_encoding():
+        # Werkzeug reads bytes that are not UTF-8 (q=%FF) as U+FFFD; say so instead of searching for it.
+        try:
+            unquote_to_bytes(request.query_string.replace(b"+", b" ")).decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadRequest(
+                "bad_encoding",
+                "the address holds percent-encoded bytes that are not UTF-8 text (such as %FF); "
+                "encode the query as UTF-8",
+            ) from None
 
     @app.errorhandler(BadRequest)
     def _bad_request(exc: BadRequest):

@@ -1,5 +1,5 @@
 """The JSON API: /api/search (and its exports .csv and .jsonl), /api/facets/<name>, /api/articles/<id>,
-/api/openapi.json and /healthz."""
+/api/status, /api/openapi.json and /healthz."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from flask import Blueprint, Response, jsonify, request, stream_with_context
 from search.request import MAX_FACET_SIZE, BadRequest, parse_request
 from search.schema import FACETS
 from store.read import EXPORT_FIELDS
+from store.status import ingest_status
 
 from .context import get_archive, request_searcher
 from .openapi import openapi_document
@@ -126,6 +127,13 @@ def related(article_id: int):
 @bp.get("/api/openapi.json")
 def openapi():
     return jsonify(openapi_document())
+
+
+@bp.get("/api/status")
+def status():
+    archive = get_archive()
+    with archive.session() as session:
+        return jsonify(ingest_status(session, archive.settings))
 
 
 @bp.get("/healthz")

@@ -5,6 +5,15 @@ from __future__ import annotations
 from search.request import INTERVALS, MAX_FACET_SIZE, MAX_PER_PAGE, SORTS
 from search.schema import FACETS
 
+PUBLISHED = (
+    "ISO 8601 as the article states it: a date (2007-02-19) when only the day is known, else a datetime with "
+    "its offset (2007-02-19T07:54:00-05:00); a datetime whose source named no zone has no offset"
+)
+PUBLISHED_DISPLAY = (
+    "`published` for people: 19 Feb 2007, or 19 Feb 2007, 12:54 UTC (a datetime with an offset is shown in "
+    "the archive's NEWSARCHIVE_TIME_ZONE)"
+)
+
 
 def _param(name: str, description: str, schema: dict, **extra) -> dict:
     return {"name": name, "in": "query", "required": False, "description": description, "schema": schema, **extra}
@@ -239,9 +248,31 @@ def openapi_document() -> dict:
                     "properties": {
                         "id": {"type": "integer"},
                         "headline": {"type": "string"},
-                        "published": {"type": "string", "nullable": True},
+                        "published": {
+                            "type": "string",
+                            "nullable": True,
+                            "description": PUBLISHED,
+                        },
+                        "published_display": {
+                            "type": "string",
+                            "nullable": True,
+                            "description": PUBLISHED_DISPLAY,
+                        },
                         "source": {"type": "string", "nullable": True},
+                        "byline": {"type": "string", "nullable": True},
+                        "dateline": {"type": "string", "nullable": True},
+                        "places": {"type": "array", "items": {"type": "string"}},
                         "snippet": {"type": "string", "description": "HTML-escaped text with matches in <mark>"},
+                        "caption_match": {
+                            "type": "object",
+                            "nullable": True,
+                            "description": "The first photo caption holding a query word: its snippet "
+                            "(HTML-escaped, matches in <mark>) and its credit",
+                            "properties": {
+                                "snippet": {"type": "string"},
+                                "credit": {"type": "string", "nullable": True},
+                            },
+                        },
                         "url": {"type": "string", "nullable": True},
                         "score": {"type": "number"},
                         "story_id": {"type": "integer", "description": "The id of the story's first article"},
@@ -353,7 +384,16 @@ def openapi_document() -> dict:
                     "properties": {
                         "id": {"type": "integer"},
                         "headline": {"type": "string"},
-                        "published": {"type": "string", "nullable": True},
+                        "published": {
+                            "type": "string",
+                            "nullable": True,
+                            "description": PUBLISHED,
+                        },
+                        "published_display": {
+                            "type": "string",
+                            "nullable": True,
+                            "description": PUBLISHED_DISPLAY,
+                        },
                         "date_inferred": {"type": "boolean"},
                         "source": {"type": "string", "nullable": True},
                         "byline": {"type": "string", "nullable": True},

@@ -1,14 +1,20 @@
-"""The HTML pages: the search page, results with facets, and the article page."""
+"""The HTML pages: the search page, results with facets (and each facet's full list), the article page
+with its original file, and the ingest status page."""
 
 from __future__ import annotations
 
+import mimetypes
+from pathlib import Path
+from typing import Optional
 from urllib.parse import urlencode
 
-from flask import Blueprint, abort, render_template, request
+from flask import Blueprint, abort, render_template, request, send_file
 
-from search.request import BadRequest, SearchRequest, parse_request
+from search.request import MAX_FACET_SIZE, MAX_PAGE, PER_PAGE_CHOICES, BadRequest, SearchRequest, parse_request
 from search.schema import FACETS
+from store.display import human_date
 from store.saved import canonical_params
+from store.status import ingest_status
 
 from .context import get_archive, request_searcher
 
@@ -69,6 +75,17 @@ def chart(search: SearchRequest, histogram: dict | None) -> dict | None:
     }
 
 
+def page_numbers(current: int, pages: int) -> list[Optional[int]]:
+    """The page links to show: the first, the last, and two either side of the current page; None for a gap."""
+    shown = sorted({1, pages, *range(max(1, current - 2), min(pages, current + 2) + 1)})
+    out: list[Optional[int]] = []
+    for number in shown:
+        if out and number - out[-1] > 1:
+            out.append(None)
+        out.append(number)
+    return out
+
+
 @bp.get("/")
 def home():
     search = SearchRequest(per_page=1, facet_size=15)
@@ -86,7 +103,7 @@ def search():
         return render_template(
             "search.html", search=search, answer=None, error=exc.message, link=link, titles=FACET_TITLES, facets=FACETS
         ), 400
-    pages = max(1, -(-answer["total"] // search.per_page))
+    pages = min(max(1, -(-answer["total"] // search.per_page)), MAX_PAGE)
     return render_template(
         "search.html",
         search=search,
@@ -94,6 +111,8 @@ def search():
         error=None,
         link=link,
         pages=pages,
+        page_numbers=page_numbers(search.page, pages),
+        per_page_choices=sorted({*PER_PAGE_CHOICES, search.per_page}),
         titles=FACET_TITLES,
         facets=FACETS,
         chart=chart(search, answer.get("histogram")),
@@ -108,6 +127,66 @@ def article(article_id: int):
     record = archive.article(article_id)
     if record is None:
         abort(404)
+    original = original_file(record)
     return render_template(
-        "article.html", article=record, related=archive.related(article_id), versions=archive.versions(article_id)
+        "article.html",
+        article=record,
+        related=archive.related(article_id),
+        versions=archive.versions(article_id),
+        original={"name": original.name, "bytes": original.stat().st_size} if original else None,
+        ingested=human_date(record["ingested_at"].replace("Z", "+00:00"), archive.settings.time_zone),
     )
+
+
+def original_file(record: dict) -> Optional[Path]:
+    """The stored original of an article (its path from SQL, never from the request), when it is still
+    a regular file."""
+    path = Path(record["original_file"])
+    try:
+        return path if path.is_file() and not path.is_symlink() else None
+    except OSError:
+        return None
+
+
+@bp.get("/articles/<int:article_id>/original")
+def original(article_id: int):
+    """The original file an article was read from, as a download (never shown inline: it may be HTML)."""
+    record = get_archive().article(article_id)
+    path = original_file(record) if record is not None else None
+    if path is None:
+        abort(404)
+    mimetype = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return send_file(path, mimetype=mimetype, as_attachment=True, download_name=path.name, max_age=0)
+
+
+@bp.get("/facets/<name>")
+def facet_page(name: str):
+    """Every value of one facet for the current search (up to MAX_FACET_SIZE), narrowed by a prefix."""
+    if name not in FACETS:
+        abort(404)
+    search = parse_request(request.args.get, request.args.getlist)
+    prefix = (request.args.get("prefix") or "").strip()
+    if len(prefix) > 100 or "\x00" in prefix:
+        raise BadRequest("bad_parameter", "prefix must be at most 100 characters, without NUL")
+    values = request_searcher().facet_values(search, name, prefix, MAX_FACET_SIZE)
+    if name == "story":
+        values = get_archive().label_stories({"story": values})["story"]
+    return render_template(
+        "facet.html",
+        search=search,
+        name=name,
+        title=FACET_TITLES[name],
+        prefix=prefix,
+        values=values,
+        limit=MAX_FACET_SIZE,
+        link=link,
+        hidden=[(k, v) for k, v in search.params(page=1) if k != "prefix"],
+    )
+
+
+@bp.get("/status")
+def status():
+    archive = get_archive()
+    with archive.session() as session:
+        state = ingest_status(session, archive.settings)
+    return render_template("status.html", status=state)
