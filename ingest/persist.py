@@ -93,8 +93,8 @@ class ArticleStore:
         story_of = assign_stories(
             session,
             [
-                NewArticle(i, row["minhash"], row["published_day"], row["headline"])
-                for i, row in zip(ids, rows, strict=True)
+                NewArticle(i, row["minhash"], row["published_day"], row["headline"], a.story_keys)
+                for i, row, (_, a) in zip(ids, rows, fresh, strict=True)
             ],
         )
         caption_rows = []

@@ -51,6 +51,7 @@ class ArticleData:
     _digest: Optional[str] = field(default=None, repr=False, compare=False)
     _published: Optional[tuple] = field(default=None, repr=False, compare=False)
     _signature: Optional[bytes] = field(default=None, repr=False, compare=False)
+    _band_keys: Optional[list[int]] = field(default=None, repr=False, compare=False)
 
     @property
     def body(self) -> str:
@@ -70,12 +71,21 @@ class ArticleData:
         self._digest = self._compute_digest()
         self._published = self._compute_published()
         self._signature = stories.signature(self.headline, self.body)
+        self._band_keys = stories.band_keys(self._signature) if self._signature is not None else None
         return self
 
     @property
     def story_signature(self) -> Optional[bytes]:
         """The MinHash signature that finds the other versions of this story (None for a very short text)."""
         return self._signature if self._digest is not None else stories.signature(self.headline, self.body)
+
+    @property
+    def story_keys(self) -> Optional[list[int]]:
+        """The signature's LSH band keys (None without a signature)."""
+        if self._digest is not None:
+            return self._band_keys
+        signature = self.story_signature
+        return stories.band_keys(signature) if signature is not None else None
 
     @property
     def prepared(self) -> bool:

@@ -13,7 +13,9 @@ A new article is compared with the articles it could be a version of:
   signatures are read from SQL by the indexed day column and compared all at once with NumPy, so no
   version is missed for want of a shared hash bucket;
 - when it is undated, the articles sharing one of its BANDS band keys (LSH: BANDS bands of ROWS values,
-  kept in `story_keys`).
+  kept in `story_keys`); a dated article also looks there for undated ones. A wholly dated archive keeps
+  no keys (they would only cost ingest time): the first undated article writes the keys of every dated
+  one stored before it, and from then on every article's keys are kept.
 The most similar candidate that joins gives the article its story: a candidate joins at JOIN_SIMILARITY
 or above on the text alone, or at HEADLINE_SIMILARITY or above when the two headlines also share
 HEADLINE_OVERLAP of their words (wire slugs such as "UPDATE 2-" and function words left out). Text alone
@@ -35,7 +37,7 @@ from typing import Optional
 
 import numpy as np
 from rensa import RMinHash
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 from whoosh.analysis import STOP_WORDS
 
@@ -55,6 +57,8 @@ BANDS, ROWS = (
 SEED = 1
 _WORD = re.compile(r"\w+")
 _LOOKUP_CHUNK = 500
+_BACKFILL_CHUNK = 5000
+UNDATED = -(10**9)  # the day ordinal of an undated article in the candidate arrays (never within a window)
 # A wire slug before a headline ("UPDATE 2-", "INSTANT VIEW:", "US STOCKS-") and words that say nothing of
 # the story are left out when headlines are compared.
 _SLUG = re.compile(r"^(?:\s*[A-Z][A-Z0-9.&' ]*[A-Z0-9.]\s*[-:]+)+")
@@ -111,6 +115,49 @@ class NewArticle:
     signature: Optional[bytes]
     day: Optional[dt.date]
     headline: Optional[str] = None
+    keys: Optional[list[int]] = None  # band_keys(signature), when worked out already (in a parser process)
+
+
+def _any_undated(session: Session, before: int) -> bool:
+    """Whether any article stored before id `before` is undated and has a signature (one index probe)."""
+    found = session.execute(
+        select(Article.id)
+        .where(Article.published_day.is_(None), Article.minhash.is_not(None), Article.id < before)
+        .limit(1)
+    ).first()
+    return found is not None
+
+
+def _insert_keys(session: Session, rows: list[tuple[int, int]]) -> None:
+    """(key, article id) rows into story_keys, through the driver (qmark for SQLite, format for psycopg):
+    SQLAlchemy's per-row parameter handling cost more than the insert itself."""
+    if not rows:
+        return
+    connection = session.connection()
+    marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    connection.exec_driver_sql(f"INSERT INTO story_keys (key, article_id) VALUES ({marker}, {marker})", rows)
+
+
+def _store_earlier_keys(session: Session, before: int) -> None:
+    """Band keys of every dated article stored before id `before` (a wholly dated archive keeps none: dated
+    articles find each other by day, and only an undated article needs them)."""
+    last = 0
+    while True:
+        rows = session.execute(
+            select(Article.id, Article.minhash)
+            .where(
+                Article.id > last,
+                Article.id < before,
+                Article.minhash.is_not(None),
+                Article.published_day.is_not(None),
+            )
+            .order_by(Article.id)
+            .limit(_BACKFILL_CHUNK)
+        ).all()
+        if not rows:
+            return
+        _insert_keys(session, [(key, r.id) for r in rows for key in set(band_keys(r.minhash))])
+        last = rows[-1].id
 
 
 def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
@@ -121,7 +168,7 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
     if not signed:
         return stories
     first_new = min(a.id for a in signed)
-    keys = {a.id: band_keys(a.signature) for a in signed}
+    keys = {a.id: a.keys if a.keys is not None else band_keys(a.signature) for a in signed}
     # Earlier articles that could be versions: those dated within the window of a dated new one, and those
     # sharing a band key with any new one (the only way to an undated article, or from one).
     # id -> (story_id, signature, day ordinal, headline)
@@ -136,13 +183,27 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
             )
         ):
             known[r.id] = (r.story_id, r.minhash, r.published_day.toordinal(), r.headline)
-    wanted = sorted({key for found in keys.values() for key in found})
+    # Band keys: an undated new article looks for every holder of its keys; a dated one only for undated
+    # holders (dated ones it finds by day), which keeps the rows read small when boilerplate makes a key
+    # common.
+    undated_keys = sorted({key for a in signed if a.day is None for key in keys[a.id]})
+    dated_keys = sorted({key for a in signed if a.day is not None for key in keys[a.id]} - set(undated_keys))
+    undated_before = _any_undated(session, first_new)
+    if not undated_before:
+        dated_keys = []  # no earlier undated article to find: skip the lookups (a wholly dated archive)
+        if undated_keys:  # the archive's first undated articles: they need the dated ones' keys from now on
+            _store_earlier_keys(session, first_new)
+    keep_dated_keys = undated_before or bool(undated_keys)
     holders: dict[int, list[int]] = {}
-    for start in range(0, len(wanted), _LOOKUP_CHUNK):
-        for key, article_id in session.execute(
-            select(StoryKey.key, StoryKey.article_id).where(StoryKey.key.in_(wanted[start : start + _LOOKUP_CHUNK]))
-        ):
-            holders.setdefault(key, []).append(article_id)
+    for wanted, only_undated in ((undated_keys, False), (dated_keys, True)):
+        for start in range(0, len(wanted), _LOOKUP_CHUNK):
+            query = select(StoryKey.key, StoryKey.article_id).where(
+                StoryKey.key.in_(wanted[start : start + _LOOKUP_CHUNK])
+            )
+            if only_undated:
+                query = query.join(Article, Article.id == StoryKey.article_id).where(Article.published_day.is_(None))
+            for key, article_id in session.execute(query):
+                holders.setdefault(key, []).append(article_id)
     missing = sorted({i for found in holders.values() for i in found} - known.keys())
     for start in range(0, len(missing), _LOOKUP_CHUNK):
         for r in session.execute(
@@ -152,60 +213,73 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
         ):
             known[r.id] = (r.story_id, r.minhash, r.published_day.toordinal() if r.published_day else None, r.headline)
 
-    ids = list(known)
-    story_of = {i: (known[i][0] or i) for i in ids}
-    sigs = [known[i][1] for i in ids]
-    ordinals = [known[i][2] for i in ids]
-    headlines = [known[i][3] for i in ids]
-    words: dict[int, frozenset[str]] = {}  # headline words, worked out when a candidate needs them
+    # Candidates in arrays, the new articles appended as they are assigned (each is a candidate for the
+    # rest of the batch): ids, day ordinals (UNDATED for none) and signatures, one row each.
+    size = len(known) + len(signed)
+    ids = np.zeros(size, dtype=np.int64)
+    ordinals = np.full(size, UNDATED, dtype=np.int64)
+    matrix = np.zeros((size, NUM_PERM), dtype="<u4")
+    story_of: dict[int, int] = {}
+    headlines: list[Optional[str]] = []
+    for n, (other, (story, sig, ordinal, headline)) in enumerate(known.items()):
+        ids[n] = other
+        matrix[n] = np.frombuffer(sig, "<u4")
+        if ordinal is not None:
+            ordinals[n] = ordinal
+        story_of[other] = story or other
+        headlines.append(headline)
+    count = len(known)
+    position_of = {int(other): n for n, other in enumerate(ids[:count])}
+    words: dict[int, frozenset[str]] = {}  # headline words by row, worked out when a candidate needs them
 
-    def headline_of(index: int) -> frozenset[str]:
-        if index not in words:
-            words[index] = headline_words(headlines[index])
-        return words[index]
+    def headline_of(row: int) -> frozenset[str]:
+        if row not in words:
+            words[row] = headline_words(headlines[row])
+        return words[row]
 
     joined: dict[int, int] = {}
     for article in signed:
         day = article.day.toordinal() if article.day else None
-        by_key = {i for key in keys[article.id] for i in holders.get(key, ())}
-        matrix = np.frombuffer(b"".join(sigs), "<u4").reshape(-1, NUM_PERM) if sigs else None
+        earlier = ids[:count] < article.id
+        if day is not None:
+            # Dated: the same and neighbouring days, and undated articles sharing a band key.
+            eligible = earlier & (np.abs(ordinals[:count] - day) <= WINDOW_DAYS)
+        else:
+            eligible = np.zeros(count, dtype=bool)
+        by_key = {position_of[i] for key in keys[article.id] for i in holders.get(key, ()) if i in position_of}
+        if by_key:
+            rows = np.fromiter(by_key, dtype=np.int64, count=len(by_key))
+            if day is not None:
+                rows = rows[ordinals[rows] == UNDATED]
+            eligible[rows[earlier[rows]]] = True
+        near = np.flatnonzero(eligible)
         best = None
-        if matrix is not None:
-            eligible = np.array(
-                [
-                    other < article.id
-                    and (
-                        (day is not None and ordinal is not None and abs(ordinal - day) <= WINDOW_DAYS)
-                        or ((day is None or ordinal is None) and other in by_key)
-                    )
-                    for other, ordinal in zip(ids, ordinals, strict=True)
-                ],
-                dtype=bool,
-            )
-            near = np.flatnonzero(eligible)
-            if near.size:
-                shared = (matrix[near] == np.frombuffer(article.signature, "<u4")).mean(axis=1)
-                mine = headline_words(article.headline)
-                # The most similar candidate that joins: by its text alone, or by some text and its headline.
-                for position in np.argsort(-shared, kind="stable"):
-                    share = float(shared[position])
-                    if share < HEADLINE_SIMILARITY:
-                        break
-                    other = int(near[position])
-                    if share >= JOIN_SIMILARITY or headline_overlap(mine, headline_of(other)) >= HEADLINE_OVERLAP:
-                        best = ids[other]
-                        break
+        if near.size:
+            shared = (matrix[near] == np.frombuffer(article.signature, "<u4")).mean(axis=1)
+            mine = headline_words(article.headline)
+            # The most similar candidate that joins: by its text alone, or by some text and its headline.
+            for position in np.argsort(-shared, kind="stable"):
+                share = float(shared[position])
+                if share < HEADLINE_SIMILARITY:
+                    break
+                row = int(near[position])
+                if share >= JOIN_SIMILARITY or headline_overlap(mine, headline_of(row)) >= HEADLINE_OVERLAP:
+                    best = int(ids[row])
+                    break
         if best is not None:
             stories[article.id] = joined[article.id] = story_of[best]
         # The new article is a candidate for the rest of the batch.
-        ids.append(article.id)
-        sigs.append(article.signature)
-        ordinals.append(day)
+        ids[count] = article.id
+        matrix[count] = np.frombuffer(article.signature, "<u4")
+        if day is not None:
+            ordinals[count] = day
         headlines.append(article.headline)
         story_of[article.id] = stories[article.id]
+        position_of[article.id] = count
+        count += 1
         for key in keys[article.id]:
             holders.setdefault(key, []).append(article.id)
-    session.execute(insert(StoryKey), [{"key": key, "article_id": a.id} for a in signed for key in set(keys[a.id])])
+    _insert_keys(session, [(key, a.id) for a in signed if keep_dated_keys or a.day is None for key in set(keys[a.id])])
     if joined:
         table = Article.__table__
         session.connection().execute(

@@ -157,9 +157,11 @@ class SavedSearch(Base):
 
 
 class StoryKey(Base):
-    """LSH band keys of undated articles' signatures: undated versions of a story are found by a shared key
-    (dated ones are compared with every article of the same and the neighbouring days)."""
+    """LSH band keys of articles' signatures: undated versions of a story are found by a shared key (dated
+    ones are compared with every article of the same and the neighbouring days); none are kept until the
+    archive holds an undated article (ingest/stories.py)."""
 
     __tablename__ = "story_keys"
+    __table_args__ = {"sqlite_with_rowid": False}
     key: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     article_id: Mapped[int] = mapped_column(ForeignKey("articles.id", ondelete="CASCADE"), primary_key=True)

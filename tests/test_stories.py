@@ -13,7 +13,7 @@ from ingest.pipeline import Ingester
 from ingest.stories import band_keys, signature, similarity
 from search.index import ArchiveIndex
 from store.db import make_engine, make_sessionmaker, upgrade
-from store.models import Article
+from store.models import Article, StoryKey
 from webapp import create_app
 
 from .conftest import make_settings
@@ -167,6 +167,19 @@ def test_an_undated_copy_is_found_by_its_band_keys_both_ways(migrated, tmp_path)
     story = stories_by_headline(migrated)
     assert story[FIRST["headline"]] == story[UNDATED["headline"]] == story["Steelmaker to cut 3,000 jobs (copy)"]
     assert story[SAME_DAY_OTHER_STORY["headline"]] != story[UNDATED["headline"]]
+
+
+def test_an_undated_copy_finds_a_dated_version_stored_before_any_undated_article(migrated, tmp_path):
+    """A wholly dated archive keeps no band keys (dated articles find each other by day); the first undated
+    article gives the earlier dated ones their keys, so it and every later undated copy still find them."""
+    ingest(migrated, tmp_path, "dated", [FIRST, SAME_DAY_OTHER_STORY])
+    with make_engine(migrated).connect() as connection:
+        assert connection.execute(select(StoryKey.key).limit(1)).first() is None
+    ingest(migrated, tmp_path, "undated", [UNDATED])
+    ingest(migrated, tmp_path, "copy", [dict(UNDATED, headline="Steelmaker to cut 3,000 jobs (copy)")])
+    story = stories_by_headline(migrated)
+    assert story[FIRST["headline"]] == story[UNDATED["headline"]] == story["Steelmaker to cut 3,000 jobs (copy)"]
+    assert story[SAME_DAY_OTHER_STORY["headline"]] != story[FIRST["headline"]]
 
 
 def test_a_fresh_archive_given_the_same_files_in_the_same_order_makes_the_same_stories(tmp_path, database_url):
