@@ -10,7 +10,13 @@ from search.index import ArchiveIndex, IndexMissing
 from .db import make_engine
 from .models import Article, Caption, IngestFile, Place, Source
 from .settings import Settings
-from .status import skipped_records
+
+
+def skipped_records(session: Session) -> int:
+    """Records of ingested files that were skipped (bad JSON, no text, ...), over every file read."""
+    return sum(
+        len(errors or []) for errors in session.scalars(select(IngestFile.errors).where(IngestFile.errors.is_not(None)))
+    )
 
 
 def sql_counts(session: Session) -> dict[str, int]:

@@ -160,7 +160,10 @@ def test_research_session_in_chromium(research_server, tmp_path):
             research_server + "/api/search?q=report&source=Reuters&source=BBC+News&not_source=The+Associated+Press"
         )
         assert total() == api["total"] > 0
-        assert {h.inner_text().split(" · ")[0] for h in page.locator(".hit .meta").all()} <= {"Reuters", "BBC News"}
+        assert {h.inner_text().split(" · ")[0] for h in page.locator(".hit .meta:not(.places)").all()} <= {
+            "Reuters",
+            "BBC News",
+        }
 
         bar = page.locator(".histogram a").filter(has=page.locator("rect.bar[height]:not([height='0'])")).first
         label = bar.get_attribute("aria-label")  # "2010: 7 hits"
@@ -207,3 +210,166 @@ def test_research_session_in_chromium(research_server, tmp_path):
         page.screenshot(path=str(tmp_path / "search-390.png"), full_page=True)
         browser.close()
     assert errors == []
+
+
+SHOTS = ROOT / "bench" / "out" / "screenshots"  # for review; bench/out is not committed
+WIDTHS = (1280, 390)
+
+
+def _no_overflow(page) -> bool:
+    return page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+
+
+def _serious_violations(page) -> list[str]:
+    from axe_playwright_python.sync_playwright import Axe  # noqa: PLC0415
+
+    found = Axe().run(page).response["violations"]
+    return [
+        f"{v['id']}: {v['help']} ({', '.join(n['target'][0] for n in v['nodes'][:3])})"
+        for v in found
+        if v.get("impact") in ("serious", "critical")
+    ]
+
+
+def _small_targets(page, selector: str) -> list[str]:
+    """Visible controls matching `selector` smaller than 44 px in both directions."""
+    return page.evaluate(
+        """(selector) => [...document.querySelectorAll(selector)]
+            .filter(e => e.offsetParent !== null)
+            .map(e => [e, e.getBoundingClientRect()])
+            .filter(([e, r]) => r.height < 44 && r.width < 44 || r.height < 24)
+            .map(([e, r]) => `${e.tagName} ${e.textContent.trim().slice(0, 30)} ${Math.round(r.width)}x${Math.round(r.height)}`)""",
+        selector,
+    )
+
+
+def test_reading_and_watching_at_desktop_and_phone_width(server, sample_archive, tmp_path):
+    """At 1280 and 390 px: a search with numbered pages, a facet's "more" list, an article with its captions
+    and the original download, and the status page while a file is read; no sideways scrolling, no serious
+    accessibility violation (axe-core), big enough tap targets on the phone; screenshots in bench/out."""
+    from .conftest import SEED_FILE  # noqa: PLC0415
+    from .test_browsing import _records  # noqa: PLC0415
+
+    _require_browser()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        for width in WIDTHS:
+            phone = width < 800
+            context = browser.new_context(
+                viewport={"width": width, "height": 844 if phone else 900}, accept_downloads=True
+            )
+            page = context.new_page()
+            errors = []
+            page.on("console", lambda m, errors=errors: errors.append(m.text) if m.type == "error" else None)
+
+            def check(name: str, page=page, width=width) -> None:
+                assert _no_overflow(page), (width, name, "scrolls sideways")
+                assert _serious_violations(page) == [], (width, name)
+                page.screenshot(path=str(SHOTS / f"{width}-{name}.png"), full_page=True)
+
+            # A search, typed; numbered pages; the filters behind a button on the phone.
+            page.goto(server + "/")
+            page.fill("input[name=q]", "the")
+            page.press("input[name=q]", "Enter")
+            page.wait_for_url("**/search?q=the")
+            page.select_option("select[name=per_page]", "10")
+            page.goto(server + "/search?per_page=2&sort=newest")
+            assert page.locator(".pages a[aria-current=page]").inner_text() == "1"
+            facets = page.locator("aside.facets")
+            if phone:
+                assert not facets.is_visible()
+                page.click("details.filters > summary")
+                assert facets.is_visible()
+                assert _small_targets(page, ".facets a, .pages a, button, select, summary, .refine input") == []
+            else:
+                assert facets.is_visible() and not page.locator("details.filters > summary").is_visible()
+            check("search")
+            page.click(".pages a[aria-label='Page 3']")
+            page.wait_for_url("**page=3**")
+            assert page.locator(".pages a[aria-current=page]").inner_text() == "3"
+            assert "sort=newest" in page.url and "per_page=2" in page.url
+
+            # A facet cut short offers "more"; its list narrows by prefix and a value filters the search.
+            page.goto(server + "/search?facet_size=2")
+            if phone:
+                page.click("details.filters > summary")
+            page.click("a.more:has-text('More place values')")
+            page.wait_for_url("**/facets/place**")
+            page.fill("input[name=prefix]", "tu")
+            page.press("input[name=prefix]", "Enter")
+            page.wait_for_url("**prefix=tu**")
+            check("facet")
+            page.click(".facet-values a:text-is('Turkey')")
+            page.wait_for_url("**place=Turkey**")
+            assert page.inner_text(".total").startswith("2 results")
+
+            # The article: captions with their credits, a human date, the original as a download.
+            page.goto(server + "/search?q=kobani+caption:refugee")
+            assert "Photo caption:" in page.inner_text(".hit")
+            page.click(".hit h2 a")
+            page.wait_for_url("**/articles/*")
+            assert "Emrah Gurel" in page.inner_text(".captions")
+            assert "30 Jan 2015" in page.inner_text(".metadata")
+            assert str(sample_archive.home) not in page.content()
+            check("article")
+            with page.expect_download() as download:
+                page.click("a:text-is('Download the original file')")
+            assert open(download.value.path(), "rb").read() == SEED_FILE.read_bytes()
+
+            # The keyboard alone reaches the search box and the first result, with a visible focus.
+            page.goto(server + "/search?q=kobani")
+            page.wait_for_function("document.activeElement.name === 'q'", timeout=5000)  # autofocus on the box
+            page.keyboard.press("Tab")
+            focused = []
+            for _ in range(40):
+                focused.append(page.evaluate("document.activeElement.outerHTML.slice(0, 60)"))
+                # A date field's calendar button takes focus inside the field (the field itself is then not
+                # :focus); Chromium draws that button's own focus ring, which page styles cannot reach.
+                outline = page.evaluate(
+                    "document.activeElement.matches(':focus') ? getComputedStyle(document.activeElement).outlineStyle"
+                    " : 'drawn by the browser'"
+                )
+                assert outline != "none", focused[-1]
+                page.keyboard.press("Tab")
+            assert len(set(focused)) > 10
+            # A skip link (the first stop) jumps over the search box and filters to the results.
+            page.goto(server + "/search?q=kobani")
+            page.wait_for_function("document.activeElement.name === 'q'", timeout=5000)
+            page.keyboard.press("Shift+Tab")
+            page.keyboard.press("Shift+Tab")
+            assert page.evaluate("document.activeElement.textContent") == "Skip to the results"
+            page.keyboard.press("Enter")
+            page.keyboard.press("Tab")
+            assert page.evaluate("document.activeElement.getAttribute('href')").startswith("/articles/")
+
+            # The status page while a file is read, then what became of it.
+            big = tmp_path / f"wire-{width}.jsonl"
+            big.write_text(_records(6000, bad_every=1000).replace("Harbour", f"Harbour {width}"))
+            process = subprocess.Popen(
+                [sys.executable, "-m", "webapp.cli", "ingest", str(big), "--workers", "1"],
+                env=cli_env(sample_archive, NEWSARCHIVE_INGEST_BATCH_ARTICLES="200"),
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            try:
+                deadline = time.monotonic() + 60
+                while process.poll() is None and time.monotonic() < deadline:
+                    page.goto(server + "/status")
+                    if page.locator(".current").count():
+                        assert big.name in page.inner_text(".current") and "records read" in page.inner_text(".current")
+                        check("status-reading")
+                        break
+                    time.sleep(0.2)
+                else:
+                    raise AssertionError("the status page never showed the file being read")
+            finally:
+                process.wait(120)
+            page.goto(server + "/status")
+            row = page.locator("table.recent tr", has_text=big.name)
+            assert "ingested" in row.inner_text() and "line 1000:" in row.inner_text()
+            check("status-done")
+            context.close()
+            assert errors == [], (width, errors)
+        browser.close()

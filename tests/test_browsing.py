@@ -13,8 +13,8 @@ from sqlalchemy import select
 
 from ingest.pipeline import Ingester
 from store.models import Article
-from store.status import ingest_status
 from webapp import create_app
+from webapp.status import ingest_status
 
 from .conftest import ROOT, SEED_FILE, cli_env, make_settings
 

@@ -100,6 +100,18 @@ def test_search_text_output_and_errors(app):
     assert result.exit_code == 1 and "the limit is 1000" in result.output
 
 
+def test_search_with_a_filter_sort_and_paging_prints_what_a_reader_needs(app):
+    settings = app.extensions["newsarchive"].settings
+    result = run(settings, "search", "--source", "Reuters", "--sort", "newest", "--per-page", "1")
+    lines = result.output.splitlines()
+    assert lines[0] == "2 article(s)" and lines[1] == "page 1 of 2 (--page N for another)"
+    assert "Oil prices fall on supply worries" in lines[3] and lines[4].strip() == "Reuters · LONDON · 10 Mar 2015"
+    second = run(settings, "search", "--source", "Reuters", "--sort", "newest", "--per-page", "1", "--page", "2")
+    assert "Refugee camp in Turkey grows as winter nears" in second.output and "page 2 of 2" in second.output
+    caption = run(settings, "search", "kobani", "refugee")
+    assert "photo caption: Syrian refugee children" in caption.output and "(AP Photo/Emrah Gurel)" in caption.output
+
+
 def test_stats_reports_a_damaged_index_and_reindex_repairs_it(settings):
     run(settings, "ingest", str(SEED_FILE))
 

@@ -10,6 +10,7 @@ from werkzeug.exceptions import HTTPException
 
 from search.index import IndexMissing
 from search.request import BadRequest
+from store.display import human_date
 from store.read import Archive
 from store.settings import Settings
 
@@ -40,6 +41,7 @@ def create_app(settings: Optional[Settings] = None) -> Flask:
     app.secret_key = saved.secret_key(settings)
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict")
     app.jinja_env.globals["csrf_token"] = saved.csrf_token
+    app.jinja_env.filters["human_date"] = lambda value: human_date(value, settings.time_zone) if value else ""
 
     @app.after_request
     def _headers(response):

@@ -12,10 +12,10 @@ from flask import Blueprint, Response, jsonify, request, stream_with_context
 from search.request import MAX_FACET_SIZE, BadRequest, parse_request
 from search.schema import FACETS
 from store.read import EXPORT_FIELDS
-from store.status import ingest_status
 
 from .context import get_archive, request_searcher
 from .openapi import openapi_document
+from .status import ingest_status
 
 bp = Blueprint("api", __name__)
 

@@ -316,17 +316,26 @@ def search_command(query: tuple[str, ...], output: str, as_json: bool, **options
     text = request.q
     for notice in answer["notices"]:
         click.echo(f"note: {notice}")
+    pages = max(1, -(-answer["total"] // request.per_page))
     if answer["corrected"]:
         click.echo(f"no results for {text!r}; showing {answer['total']} result(s) for {answer['suggestion']!r}")
     else:
         click.echo(f"{answer['total']} result(s) for {text!r}" if text else f"{answer['total']} article(s)")
         if answer["suggestion"]:
             click.echo(f"did you mean: {answer['suggestion']}")
+    if pages > 1:
+        click.echo(f"page {request.page} of {pages:,} (--page N for another)")
     for hit in answer["hits"]:
         snippet = unescape(re.sub(r"</?mark>", "", hit["snippet"]))
         versions = f" ({hit['versions']} versions)" if hit.get("versions", 1) > 1 else ""
-        meta = f"{hit['source'] or ''} {hit['published'] or ''}"
+        meta = " · ".join(
+            filter(None, [hit["source"], hit.get("byline"), hit.get("dateline"), hit.get("published_display")])
+        )
         click.echo(f"\n[{hit['id']}] {hit['headline']}{versions}\n    {meta}\n    {snippet}")
+        caption = hit.get("caption_match")
+        if caption and caption["snippet"] != hit["snippet"]:
+            credit = f" ({caption['credit']})" if caption["credit"] else ""
+            click.echo(f"    photo caption: {unescape(re.sub(r'</?mark>', '', caption['snippet']))}{credit}")
 
 
 @cli.command()

@@ -14,9 +14,9 @@ from search.request import MAX_FACET_SIZE, MAX_PAGE, PER_PAGE_CHOICES, BadReques
 from search.schema import FACETS
 from store.display import human_date
 from store.saved import canonical_params
-from store.status import ingest_status
 
 from .context import get_archive, request_searcher
+from .status import ingest_status
 
 bp = Blueprint("views", __name__)
 

@@ -29,7 +29,6 @@ def upgrade() -> None:
             ["article_id"], ["articles.id"], name=op.f("fk_story_keys_article_id_articles"), ondelete="CASCADE"
         ),
         sa.PrimaryKeyConstraint("key", "article_id", name=op.f("pk_story_keys")),
-        sqlite_with_rowid=False,  # one B-tree, not a table and its key index: a fifth of ingest's writes
     )
 
 

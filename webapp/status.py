@@ -1,4 +1,4 @@
-"""What the ingester is doing and has done, for `/status`, `/api/status` and `newsarchive stats`.
+"""What the ingester is doing and has done, for `/status` and `/api/status`.
 
 Files waiting are the inbox's files; the file being read comes from the ingester's progress file
 (ingest/progress.py); what became of finished files, their skipped records and the last failure come
@@ -17,9 +17,8 @@ from sqlalchemy.orm import Session
 
 from ingest.inbox import discover
 from ingest.progress import read_progress
-
-from .models import Article, IngestFile
-from .settings import Settings
+from store.models import Article, IngestFile
+from store.settings import Settings
 
 RECENT_FILES = 20
 WAITING_SHOWN = 50
@@ -67,13 +66,6 @@ def file_outcome(row: IngestFile, settings: Settings) -> dict:
         "reason": row.reason,
         "finished_at": row.finished_at.isoformat(timespec="seconds") + "Z" if row.finished_at else None,
     }
-
-
-def skipped_records(session: Session) -> int:
-    """Records of ingested files that were skipped (bad JSON, no text, ...), over every file read."""
-    return sum(
-        len(errors or []) for errors in session.scalars(select(IngestFile.errors).where(IngestFile.errors.is_not(None)))
-    )
 
 
 def ingest_status(session: Session, settings: Settings) -> dict:
