@@ -248,7 +248,7 @@ def test_reading_and_watching_at_desktop_and_phone_width(server, sample_archive,
     and the original download, and the status page while a file is read; no sideways scrolling, no serious
     accessibility violation (axe-core), big enough tap targets on the phone; screenshots in bench/out."""
     from .conftest import SEED_FILE  # noqa: PLC0415
-    from .test_browsing import _records  # noqa: PLC0415
+    from .test_browsing import _records, start_long_ingest  # noqa: PLC0415
 
     _require_browser()
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -346,13 +346,7 @@ def test_reading_and_watching_at_desktop_and_phone_width(server, sample_archive,
             # The status page while a file is read, then what became of it.
             big = tmp_path / f"wire-{width}.jsonl"
             big.write_text(_records(6000, bad_every=1000).replace("Harbour", f"Harbour {width}"))
-            process = subprocess.Popen(
-                [sys.executable, "-m", "webapp.cli", "ingest", str(big), "--workers", "1"],
-                env=cli_env(sample_archive, NEWSARCHIVE_INGEST_BATCH_ARTICLES="200"),
-                cwd=ROOT,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
+            process = start_long_ingest(sample_archive, big)
             try:
                 deadline = time.monotonic() + 60
                 while process.poll() is None and time.monotonic() < deadline:

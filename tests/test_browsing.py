@@ -168,16 +168,21 @@ def test_status_shows_skipped_records_failures_and_waiting_files(migrated, tmp_p
     assert json.loads(stats.stdout)["skipped_records"] == 3
 
 
-def test_status_shows_the_file_being_read_with_a_moving_count(migrated, tmp_path, sessions):
-    big = tmp_path / "long.jsonl"
-    big.write_text(_records(6000))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "webapp.cli", "ingest", str(big), "--workers", "1"],
-        env=cli_env(migrated, NEWSARCHIVE_INGEST_BATCH_ARTICLES="200"),
+def start_long_ingest(settings, path):
+    """`newsarchive ingest path` in a subprocess, in small batches so that its progress moves often."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "webapp.cli", "ingest", str(path), "--workers", "1"],
+        env=cli_env(settings, NEWSARCHIVE_INGEST_BATCH_ARTICLES="200"),
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+
+
+def test_status_shows_the_file_being_read_with_a_moving_count(migrated, tmp_path, sessions):
+    big = tmp_path / "long.jsonl"
+    big.write_text(_records(6000))
+    process = start_long_ingest(migrated, big)
     seen = []
     try:
         deadline = time.monotonic() + 120

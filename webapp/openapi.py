@@ -13,6 +13,10 @@ PUBLISHED_DISPLAY = (
     "`published` for people: 19 Feb 2007, or 19 Feb 2007, 12:54 UTC (a datetime with an offset is shown in "
     "the archive's NEWSARCHIVE_TIME_ZONE)"
 )
+PUBLISHED_FIELDS = {
+    "published": {"type": "string", "nullable": True, "description": PUBLISHED},
+    "published_display": {"type": "string", "nullable": True, "description": PUBLISHED_DISPLAY},
+}
 
 
 def _param(name: str, description: str, schema: dict, **extra) -> dict:
@@ -248,16 +252,7 @@ def openapi_document() -> dict:
                     "properties": {
                         "id": {"type": "integer"},
                         "headline": {"type": "string"},
-                        "published": {
-                            "type": "string",
-                            "nullable": True,
-                            "description": PUBLISHED,
-                        },
-                        "published_display": {
-                            "type": "string",
-                            "nullable": True,
-                            "description": PUBLISHED_DISPLAY,
-                        },
+                        **PUBLISHED_FIELDS,
                         "source": {"type": "string", "nullable": True},
                         "byline": {"type": "string", "nullable": True},
                         "dateline": {"type": "string", "nullable": True},
@@ -384,16 +379,7 @@ def openapi_document() -> dict:
                     "properties": {
                         "id": {"type": "integer"},
                         "headline": {"type": "string"},
-                        "published": {
-                            "type": "string",
-                            "nullable": True,
-                            "description": PUBLISHED,
-                        },
-                        "published_display": {
-                            "type": "string",
-                            "nullable": True,
-                            "description": PUBLISHED_DISPLAY,
-                        },
+                        **PUBLISHED_FIELDS,
                         "date_inferred": {"type": "boolean"},
                         "source": {"type": "string", "nullable": True},
                         "byline": {"type": "string", "nullable": True},
