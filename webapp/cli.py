@@ -326,7 +326,7 @@ def search_command(query: tuple[str, ...], output: str, as_json: bool, **options
     if pages > 1:
         click.echo(f"page {request.page} of {pages:,} (--page N for another)")
     for hit in answer["hits"]:
-        snippet = unescape(re.sub(r"</?mark>", "", hit["snippet"]))
+        snippet = " ".join(unescape(re.sub(r"</?mark>", "", hit["snippet"])).split())  # one line a snippet
         versions = f" ({hit['versions']} versions)" if hit.get("versions", 1) > 1 else ""
         meta = " · ".join(
             filter(None, [hit["source"], hit.get("byline"), hit.get("dateline"), hit.get("published_display")])
