@@ -14,7 +14,6 @@ from sqlalchemy import select
 from ingest.pipeline import Ingester
 from store.models import Article
 from webapp import create_app
-from webapp.status import ingest_status
 
 from .conftest import ROOT, SEED_FILE, cli_env, make_settings
 
@@ -179,27 +178,33 @@ def start_long_ingest(settings, path):
     )
 
 
-def test_status_shows_the_file_being_read_with_a_moving_count(migrated, tmp_path, sessions):
+def test_status_shows_the_file_being_read_with_a_moving_count(migrated, tmp_path):
     big = tmp_path / "long.jsonl"
     big.write_text(_records(6000))
+    app = create_app(migrated)
+    client = app.test_client()
     process = start_long_ingest(migrated, big)
-    seen = []
+    seen, health = [], set()
     try:
         deadline = time.monotonic() + 120
         while process.poll() is None and time.monotonic() < deadline:
-            with sessions() as session:
-                current = ingest_status(session, migrated)["current"]
+            current = get(client, "/api/status").get_json()["current"]
             if current is not None:
                 assert current["file"] == "long.jsonl" and current["format"] == "jsonl"
                 if not seen or current["records"] != seen[-1]:
                     seen.append(current["records"])
+                health.add(get(client, "/healthz").get_json()["ingesting"])
             time.sleep(0.1)
     finally:
         process.wait(120)
-    assert process.returncode == 0, process.stderr.read()
-    assert len(seen) >= 2 and seen == sorted(seen) and seen[-1] > seen[0], seen
-    with sessions() as session:
-        assert ingest_status(session, migrated)["current"] is None  # gone when the file is done
+    try:
+        assert process.returncode == 0, process.stderr.read()
+        assert len(seen) >= 2 and seen == sorted(seen) and seen[-1] > seen[0], seen
+        assert "long.jsonl" in health
+        assert get(client, "/api/status").get_json()["current"] is None  # gone when the file is done
+        assert get(client, "/healthz").get_json()["ingesting"] is None
+    finally:
+        app.extensions["newsarchive"].close()
 
 
 @pytest.mark.parametrize("zone", ["Mars/Olympus", "not a zone"])

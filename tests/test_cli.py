@@ -166,3 +166,23 @@ def test_read_only_commands_do_not_create_a_missing_sqlite_database(tmp_path):
     result = CliRunner().invoke(cli, ["stats"], env=env)
     assert result.exit_code == 1 and "empty (no migrations applied)" in result.output
     assert not (tmp_path / "home" / "newsarchive.sqlite").exists()
+
+
+def test_the_watch_log_line_says_what_became_of_each_file(tmp_path, capsys):
+    from ingest.inbox import discover  # noqa: PLC0415
+    from ingest.pipeline import Ingester  # noqa: PLC0415
+    from webapp.cli import _print_result  # noqa: PLC0415
+
+    from .conftest import make_settings  # noqa: PLC0415
+
+    settings = make_settings(tmp_path / "home", None)
+    run(settings, "db", "upgrade")
+    wire = tmp_path / "wire.jsonl"
+    wire.write_text('{"headline": "Harbour", "body": "Ship came into the harbour with grain on Tuesday."}\n{oops\n')
+    with Ingester(settings, workers=1) as ingester:
+        for path in (wire, wire, SEED_FILE, SEED_FILE):
+            _print_result(ingester.ingest_file(next(discover([path], settings.inbox))))
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("wire.jsonl (1 new article(s), 0 already stored, 1 bad record(s) skipped)")
+    assert lines[1].startswith("duplicate: ") and "the same bytes were ingested before" in lines[1]
+    assert lines[2].endswith("(1 new article(s), 0 already stored)")

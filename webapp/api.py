@@ -9,13 +9,14 @@ import json
 
 from flask import Blueprint, Response, jsonify, request, stream_with_context
 
+from ingest.progress import read_progress
 from search.request import MAX_FACET_SIZE, BadRequest, parse_request
 from search.schema import FACETS
 from store.read import EXPORT_FIELDS
 
 from .context import get_archive, request_searcher
 from .openapi import openapi_document
-from .status import ingest_status
+from .status import ingest_status, shown_path
 
 bp = Blueprint("api", __name__)
 
@@ -138,5 +139,8 @@ def status():
 
 @bp.get("/healthz")
 def healthz():
-    ok, details = get_archive().health()
+    archive = get_archive()
+    ok, details = archive.health()
+    current = read_progress(archive.settings.home)  # the file being read now, if any (see /api/status)
+    details["ingesting"] = shown_path(current["file"], archive.settings) if current else None
     return jsonify({"status": "ok" if ok else "unavailable", **details}), 200 if ok else 503

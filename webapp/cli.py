@@ -149,8 +149,10 @@ def _print_result(result: FileResult) -> None:
     elif result.status == "duplicate" and not result.articles and not result.duplicates:
         click.echo(f"duplicate: {result.path}: {result.reason}")
     else:
+        skipped = f", {len(result.errors)} bad record(s) skipped" if result.errors else ""
         click.echo(
-            f"{result.status}: {result.path} ({result.articles} new article(s), {result.duplicates} already stored)"
+            f"{result.status}: {result.path} ({result.articles} new article(s), {result.duplicates} already stored"
+            f"{skipped})"
         )
 
 
