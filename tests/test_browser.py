@@ -202,7 +202,14 @@ def test_research_session_in_chromium(research_server, tmp_path):
 
         for width in (360, 390, 414):  # no sideways scrolling at phone widths
             page.set_viewport_size({"width": width, "height": 800})
-            for path in ("/search?q=report&not_source=Reuters", "/saved", article_path):
+            for path in (
+                "/",
+                "/search?q=report&not_source=Reuters",
+                "/facets/place",
+                "/saved",
+                "/status",
+                article_path,
+            ):
                 page.goto(research_server + path)
                 assert page.evaluate("document.documentElement.scrollWidth") <= width, (width, path)
         page.set_viewport_size({"width": 390, "height": 844})
