@@ -632,6 +632,9 @@ def _show_file_progress(bar, handle: io.BufferedReader, result: FileResult) -> N
     bar.refresh()
 
 
+LARGE_FILE_BYTES = 1_000_000  # in a watch batch, the index is committed before a file this big is read
+
+
 def watch(ingester: Ingester, *, stop=None, on_result=None) -> None:
     """Ingest the inbox, then keep watching it: each file is read once it has stopped changing.
 
@@ -649,10 +652,15 @@ def watch(ingester: Ingester, *, stop=None, on_result=None) -> None:
             if f.path.is_symlink() or settled(f.path, seen, settings.settle_ms * 1_000_000, now)
         ]
         if ready:
+            # Small files first, and their index committed before a large file starts: a large file holds
+            # the index writer until it is read, and what was dropped beside it should not wait for it.
+            ready.sort(key=_size_or_zero)
             feeder = ingester.feeder()
             with ingester._ingest_lock():
                 try:
                     for f in ready:
+                        if _size_or_zero(f) >= LARGE_FILE_BYTES:
+                            feeder.commit()
                         result = ingester.ingest_file(f, feeder=feeder)
                         seen.pop(f.path, None)
                         if on_result is not None:
@@ -665,6 +673,13 @@ def watch(ingester: Ingester, *, stop=None, on_result=None) -> None:
                 break
         else:
             time.sleep(interval)
+
+
+def _size_or_zero(f: InputFile) -> int:
+    try:
+        return f.path.lstat().st_size
+    except OSError:
+        return 0
 
 
 def _reason(exc: OSError | ValueError) -> str:

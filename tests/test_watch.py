@@ -57,3 +57,46 @@ def test_a_slowly_written_file_is_read_once_and_only_when_complete(tmp_path, dat
         body = s.scalar(select(Article.body).where(Article.headline == "Flood reaches town"))
         assert body.endswith("The end of the story.")
     engine.dispose()
+
+
+def test_small_files_dropped_beside_a_large_one_are_searchable_before_it_is_read(tmp_path):
+    """In one watch batch the small files go first and their index is committed before the large file
+    starts, so they can be found while it is still being read."""
+    import json  # noqa: PLC0415
+
+    from search.request import SearchRequest  # noqa: PLC0415
+    from store.read import Archive  # noqa: PLC0415
+
+    settings = make_settings(tmp_path / "home", None, watch_interval_ms=50, settle_ms=200)
+    upgrade(settings)
+    settings.ensure_dirs()
+    big = settings.inbox / "a-wire.jsonl"  # named to sort first
+    with big.open("w") as out:
+        for i in range(12_000):
+            body = f"Ship {i} came into the harbour on Tuesday carrying {i % 97} containers of grain and timber."
+            out.write(json.dumps({"headline": f"Harbour report {i}", "date": "2012-05-01", "body": body}) + "\n")
+    assert big.stat().st_size >= 1_000_000
+    for name, word in (("b.txt", "zanzibar"), ("c.txt", "quetzal"), ("d.txt", "xylophone")):
+        (settings.inbox / name).write_text(f"A note on {word}\n\nThe {word} story was written for this test. " * 3)
+    results = []
+    stop = threading.Event()
+    archive = Archive(settings)
+    with Ingester(settings, workers=1) as ingester:
+        thread = threading.Thread(target=watch, args=(ingester,), kwargs={"stop": stop, "on_result": results.append})
+        thread.start()
+        try:
+
+            def found(word: str) -> bool:
+                try:
+                    return archive.search(SearchRequest(q=word))["total"] == 1
+                except Exception:
+                    return False
+
+            assert wait_for(lambda: all(found(w) for w in ("zanzibar", "quetzal", "xylophone")), timeout=60)
+            assert "a-wire.jsonl" not in {r.path.rsplit("/", 1)[-1] for r in results}, "found only after the large file"
+            assert wait_for(lambda: len(results) == 4, timeout=120)
+        finally:
+            stop.set()
+            thread.join(30)
+            archive.close()
+    assert {r.status for r in results} == {"ingested"}
