@@ -83,6 +83,9 @@ def article_docs(session: Session, ids: list[int]) -> list[IndexDocument]:
     return docs
 
 
+_MARK_CHUNK = 900  # ids per UPDATE (SQLite allows 999 bound parameters in older builds)
+
+
 def _set_indexed(sessions: sessionmaker, indexed: bool, *where) -> None:
     """Mark the articles matching `where` (all of them when empty) as indexed or not, in one transaction."""
     with sessions.begin() as session:
@@ -146,9 +149,9 @@ class IndexFeeder:
         self.commit_docs = commit_docs
         self._writer = None
         self._held = ExitStack()  # the index lock, from the first document to the commit
-        self._file_docs = 0
-        self._committed_files: list[int] = []
-        self._docs = 0
+        self._file_ids: list[int] = []  # articles of the file being stored, added to the writer
+        self._committed_ids: list[int] = []  # articles whose rows are committed, added to the writer
+
         self._rebuild_all = False
 
     def add(self, docs: list[IndexDocument], *, parallel: bool) -> None:
@@ -158,25 +161,26 @@ class IndexFeeder:
             self._open(parallel)
         for doc in docs:
             self._writer.add_document(**doc.fields())
-        self._file_docs += len(docs)
+            self._file_ids.append(doc.id)
 
     def file_committed(self, ingest_file_id: int) -> None:
-        """The file's rows are committed: its documents may now be committed with the index."""
-        if self._file_docs:
-            self._committed_files.append(ingest_file_id)
-            self._docs += self._file_docs
-            self._file_docs = 0
-        if self._docs >= self.commit_docs:
+        """The file's rows (those stored so far) are committed: its documents may now be committed with the
+        index. Only the articles added here are marked indexed at commit: rows an interrupted run of the
+        same file left pending are left to `sync_pending`."""
+        if self._file_ids:
+            self._committed_ids.extend(self._file_ids)
+            self._file_ids = []
+        if len(self._committed_ids) >= self.commit_docs:
             self.commit()
 
     def file_failed(self) -> None:
         """The file's transaction rolled back: drop every uncommitted document (their rows stay pending)."""
-        if self._file_docs:
+        if self._file_ids:
             self._close(commit=False)
 
     def commit(self) -> int:
         """Commit the index and mark the committed files' rows indexed; returns how many documents."""
-        docs = self._docs
+        docs = len(self._committed_ids)
         self._close(commit=True)
         return docs
 
@@ -194,10 +198,10 @@ class IndexFeeder:
         if self._writer is None:
             return
         writer, self._writer = self._writer, None
-        files, self._committed_files = self._committed_files, []
-        self._docs = self._file_docs = 0
+        ids, self._committed_ids = self._committed_ids, []
+        self._file_ids = []
         with self._held:
-            if commit and files:
+            if commit and ids:
                 try:
                     writer.commit()
                 except BaseException:
@@ -205,8 +209,11 @@ class IndexFeeder:
                     raise
                 if self._rebuild_all:  # a fresh index: every other article still has to be written
                     _set_indexed(self.sessions, False)
-                for start in range(0, len(files), 500):
-                    _set_indexed(self.sessions, True, Article.ingest_file_id.in_(files[start : start + 500]))
+                with self.sessions.begin() as session:
+                    for start in range(0, len(ids), _MARK_CHUNK):
+                        session.execute(
+                            update(Article).where(Article.id.in_(ids[start : start + _MARK_CHUNK])).values(indexed=True)
+                        )
             else:
                 abandon_writer(writer)
                 if self._rebuild_all:

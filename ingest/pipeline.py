@@ -1,13 +1,20 @@
-"""The ingest pipeline: file -> units -> articles -> one SQL transaction -> archive/ or failed/ -> index.
+"""The ingest pipeline: file -> units -> articles -> SQL transactions -> archive/ or failed/ -> index.
 
 Order of effects, chosen so that a crash at any point loses nothing and doubles nothing:
 1. read and hash the file; a hash already ingested is a duplicate;
-2. parse its units (in worker processes for big files) and store the articles and the file's log row
-   in one transaction, the row naming where the file is going;
+2. parse its units (in worker processes for big files) and store the articles and the file's log row,
+   the row naming where the file is going: in one transaction, or for a file of many records (JSON
+   Lines, a JSON array) a slice at a time, a transaction about every SLICE_SECONDS, the row saying
+   "ingesting" until the last slice;
 3. move the file there (inbox files only), with an `.error.json` beside a quarantined one;
 4. feed new rows to the index (`indexing.sync_pending`).
 A rerun after a crash between 2 and 3 finds the committed row for the same bytes and path and only
-finishes the move.
+finishes the move. A rerun after a crash inside a sliced file carries on its row ("ingesting") and
+reads the file again: the articles its committed slices stored are found again (counted as the file's
+own, not as duplicates), the rest are stored.
+
+While `watch` reads a big file, small files dropped meanwhile are read between two of its slices
+(`Ingester.between_slices`) and the index is committed then, so they are searchable within seconds.
 """
 
 from __future__ import annotations
@@ -29,13 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
-from sqlalchemy import select
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 from tqdm import tqdm
 
 from search.index import ArchiveIndex
 from store.db import make_engine, make_sessionmaker
-from store.models import IngestFile, utcnow
+from store.models import Article, IngestFile, utcnow
 from store.settings import Settings, SettingsError
 
 from . import indexing
@@ -181,6 +188,8 @@ class Ingester:
         self._lock_depth = 0
         self._progress = False  # a run's progress bars on the terminal (ingest_files sets it)
         self.status = Progress(settings.home)  # the file being read now, for /status
+        self.between_slices = None  # called between two slices of a big file (the watcher reads small files)
+        self._between = False
 
     def close(self) -> None:
         if self._pool is not None:
@@ -332,8 +341,29 @@ class Ingester:
         parallel_index = many_files or fmt in ("jsonl", "json")
         destination = free_destination(self.settings.archive_dir, f.relative) if f.in_inbox else None
         result = FileResult(path=shown, status="ingested", format=fmt)
+        # A file of many records (JSON Lines, a JSON array) is stored in slices, a transaction every
+        # SLICE_SECONDS: the store is not locked for the whole file, its progress survives a kill (a rerun
+        # finds the stored articles as duplicates and stores the rest), and the watcher can read small files
+        # dropped meanwhile between two slices (`between_slices`). Any other file is one transaction.
+        sliced = fmt in SLICED_FORMATS
+        session = self.sessions()
+        row: Optional[IngestFile] = None
+        before = 0  # articles a killed run stored from these bytes (their row is carried on)
         try:
-            with self.sessions.begin() as session:
+            row = session.scalars(
+                select(IngestFile)
+                .where(IngestFile.sha256 == sha, IngestFile.status == "ingesting")
+                .order_by(IngestFile.id)
+                .limit(1)
+            ).first()
+            if row is not None:
+                # Cut off part way by a kill: read it again under the same row and destination; the articles
+                # it stored are found as duplicates of themselves, and counted as this file's own.
+                before = row.articles_ingested or 0
+                row.path = shown
+                if destination is not None and row.stored_path:
+                    destination = Path(row.stored_path)
+            else:
                 row = IngestFile(
                     path=shown,
                     sha256=sha,
@@ -344,63 +374,107 @@ class Ingester:
                 )
                 session.add(row)
                 session.flush()
-                write = _FileWrite(
-                    store=self.store,
-                    session=session,
-                    original=row.stored_path,
-                    file_id=row.id,
-                    result=result,
-                    feeder=feeder,
-                    parallel_index=parallel_index,
+            file_id = row.id
+            write = _FileWrite(
+                store=self.store,
+                session=session,
+                original=row.stored_path,
+                file_id=file_id,
+                result=result,
+                feeder=feeder,
+                parallel_index=parallel_index,
+            )
+            slice_started = time.monotonic()
+            batch: list[ArticleData] = []
+            bar = _file_bar(f.path.name, size) if self._progress and not isinstance(source, bytes) else None
+            self.status.start(shown, size, fmt, None if isinstance(source, bytes) else source)
+            for records, item in enumerate(self._parse(units, defaults), 1):
+                self.status.update(
+                    articles=result.articles,
+                    duplicates=result.duplicates,
+                    skipped=len(result.errors),
+                    records=records,
                 )
-                batch: list[ArticleData] = []
-                bar = _file_bar(f.path.name, size) if self._progress and not isinstance(source, bytes) else None
-                self.status.start(shown, size, fmt, None if isinstance(source, bytes) else source)
-                for records, item in enumerate(self._parse(units, defaults), 1):
-                    self.status.update(
-                        articles=result.articles,
-                        duplicates=result.duplicates,
-                        skipped=len(result.errors),
-                        records=records,
-                    )
-                    if isinstance(item, RecordError):
-                        result.errors.append({"line": item.line, "reason": safe_text(item.reason)})
-                        continue
-                    batch.append(item)
-                    if len(batch) >= self.settings.ingest_batch_articles:
-                        write.store_batch(batch)
-                        batch = []
-                        if bar is not None:
-                            _show_file_progress(bar, source, result)
-                if batch:
+                if isinstance(item, RecordError):
+                    result.errors.append({"line": item.line, "reason": safe_text(item.reason)})
+                    continue
+                batch.append(item)
+                if len(batch) >= self.settings.ingest_batch_articles:
                     write.store_batch(batch)
-                if bar is not None:
-                    _show_file_progress(bar, source, result)
-                    bar.close()
-                if result.articles == 0 and result.duplicates == 0:
-                    # Nothing usable: the whole file is quarantined, with every record's reason.
-                    raise InputError(_no_article_reason(result.errors))
-                result.status = "ingested" if result.articles else "duplicate"
-                row.status = result.status
-                row.articles_ingested = result.articles
-                row.duplicates = result.duplicates
-                row.errors = result.errors or None
-                row.reason = f"{len(result.errors)} bad record(s) skipped" if result.errors else None
-                row.finished_at = utcnow()
-                result.stored_path = row.stored_path
-                file_id = row.id
-        except BaseException:
+                    batch = []
+                    if bar is not None:
+                        _show_file_progress(bar, source, result)
+                    if sliced and time.monotonic() - slice_started >= SLICE_SECONDS:
+                        self._commit_slice(session, row, result, feeder, before)
+                        slice_started = time.monotonic()
+            if batch:
+                write.store_batch(batch)
+            if bar is not None:
+                _show_file_progress(bar, source, result)
+                bar.close()
+            if before:
+                result.articles += before
+                result.duplicates -= before
+            if result.articles == 0 and result.duplicates == 0:
+                # Nothing usable: the whole file is quarantined, with every record's reason.
+                raise InputError(_no_article_reason(result.errors))
+            result.status = "ingested" if result.articles else "duplicate"
+            _record_counts(row, result)
+            row.status = result.status
+            row.reason = f"{len(result.errors)} bad record(s) skipped" if result.errors else None
+            row.finished_at = utcnow()
+            result.stored_path = row.stored_path
+            session.commit()
+        except BaseException as exc:
+            session.rollback()
             self.store.forget_cache()
             if feeder is not None:
                 feeder.file_failed()
+            if sliced and row is not None and row.id is not None:
+                self._abandon_slices(row.id, exc)
             raise
         finally:
+            session.close()
             self.status.finish()
         if feeder is not None:
             feeder.file_committed(file_id)
         if destination is not None:
             self._move(f.path, destination)
         return result
+
+    def _commit_slice(
+        self,
+        session: Session,
+        row: IngestFile,
+        result: FileResult,
+        feeder: Optional[indexing.IndexFeeder],
+        before: int,
+    ) -> None:
+        """Commit what is stored of the file so far, then let the watcher read small files meanwhile."""
+        row.articles_ingested = before + result.articles  # with what a killed run stored under this row
+        session.commit()
+        if feeder is not None:
+            feeder.file_committed(row.id)
+        hook = self.between_slices
+        if hook is not None and not self._between:
+            self._between = True
+            try:
+                hook()
+            finally:
+                self._between = False
+
+    def _abandon_slices(self, file_id: int, exc: BaseException) -> None:
+        """A sliced file failed after some slices were committed: its row goes when no article kept it,
+        else it says where the reading stopped (the articles already stored stay: they are real)."""
+        with self.sessions.begin() as session:
+            kept = session.scalar(select(Article.id).where(Article.ingest_file_id == file_id).limit(1))
+            if kept is None:
+                session.execute(delete(IngestFile).where(IngestFile.id == file_id))
+            else:
+                reason = f"stopped part way: {type(exc).__name__}: {exc}"[:2000]
+                session.execute(
+                    update(IngestFile).where(IngestFile.id == file_id).values(status="interrupted", reason=reason)
+                )
 
     def _parse(
         self, units: Iterator[Unit | RecordError], defaults: FolderDefaults
@@ -633,6 +707,8 @@ def _show_file_progress(bar, handle: io.BufferedReader, result: FileResult) -> N
 
 
 LARGE_FILE_BYTES = 1_000_000  # in a watch batch, the index is committed before a file this big is read
+SLICED_FORMATS = ("jsonl", "json")  # files of many records, stored a slice (a transaction) at a time
+SLICE_SECONDS = 1.0
 
 
 def watch(ingester: Ingester, *, stop=None, on_result=None) -> None:
@@ -644,28 +720,53 @@ def watch(ingester: Ingester, *, stop=None, on_result=None) -> None:
     settings = ingester.settings
     seen: dict = {}
     interval = settings.watch_interval_ms / 1000
-    while stop is None or not stop.is_set():
+    handled: set = set()  # files read in this batch, by the loop or between the slices of a big file
+
+    def ready_files() -> list[InputFile]:
         now = time.time_ns()
-        ready = [
+        return [
             f
             for f in _unique(discover([settings.inbox], settings.inbox))
-            if f.path.is_symlink() or settled(f.path, seen, settings.settle_ms * 1_000_000, now)
+            if f.path not in handled
+            and (f.path.is_symlink() or settled(f.path, seen, settings.settle_ms * 1_000_000, now))
         ]
+
+    def read(f: InputFile, feeder: indexing.IndexFeeder) -> None:
+        handled.add(f.path)
+        result = ingester.ingest_file(f, feeder=feeder)
+        seen.pop(f.path, None)
+        if on_result is not None:
+            on_result(result)
+
+    while stop is None or not stop.is_set():
+        handled.clear()
+        ready = ready_files()
         if ready:
             # Small files first, and their index committed before a large file starts: a large file holds
             # the index writer until it is read, and what was dropped beside it should not wait for it.
             ready.sort(key=_size_or_zero)
             feeder = ingester.feeder()
+
+            def between_slices(feeder=feeder) -> None:
+                # Small files dropped while a big one is read: stored and made searchable between two of its
+                # slices (the index commit also makes the big file's stored slices searchable).
+                small = [f for f in ready_files() if _size_or_zero(f) < LARGE_FILE_BYTES]
+                for f in small:
+                    read(f, feeder)
+                if small:
+                    feeder.commit()
+
             with ingester._ingest_lock():
+                ingester.between_slices = between_slices
                 try:
                     for f in ready:
+                        if f.path in handled:
+                            continue
                         if _size_or_zero(f) >= LARGE_FILE_BYTES:
                             feeder.commit()
-                        result = ingester.ingest_file(f, feeder=feeder)
-                        seen.pop(f.path, None)
-                        if on_result is not None:
-                            on_result(result)
+                        read(f, feeder)
                 finally:
+                    ingester.between_slices = None
                     feeder.commit()
                 ingester.sync_index()
         if stop is not None:
@@ -673,6 +774,12 @@ def watch(ingester: Ingester, *, stop=None, on_result=None) -> None:
                 break
         else:
             time.sleep(interval)
+
+
+def _record_counts(row: IngestFile, result: FileResult) -> None:
+    row.articles_ingested = result.articles
+    row.duplicates = result.duplicates
+    row.errors = list(result.errors) or None
 
 
 def _size_or_zero(f: InputFile) -> int:

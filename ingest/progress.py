@@ -31,10 +31,15 @@ class Progress:
         self.path = progress_path(home)
         self._state: Optional[dict] = None
         self._handle = None
+        self._paused: list[tuple[dict, object]] = []
         self._written = 0.0
 
     def start(self, name: str, size: int, fmt: str, handle=None) -> None:
-        """A file is being read; `handle`, for a file read as a stream, tells how far it has got."""
+        """A file is being read; `handle`, for a file read as a stream, tells how far it has got. A file read
+        while another is paused (the watcher reads small files between a big one's slices) is shown until it
+        is done, then the paused one again."""
+        if self._state is not None:
+            self._paused.append((self._state, self._handle))
         self._handle = handle
         now = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         self._state = {
@@ -65,6 +70,10 @@ class Progress:
         self._write()
 
     def finish(self) -> None:
+        if self._paused:
+            self._state, self._handle = self._paused.pop()
+            self._write()
+            return
         self._state = self._handle = None
         try:
             self.path.unlink(missing_ok=True)

@@ -180,3 +180,55 @@ def searches_agree_with_sql(settings, exact: bool) -> None:
         assert archive.search(SearchRequest(q="story harbour", sort="newest"))["total"] >= 0
     finally:
         archive.close()
+
+
+def test_a_big_file_killed_part_way_is_finished_by_the_next_run_under_one_log_row(migrated, inbox):
+    """JSON Lines are stored a slice (a transaction) at a time: a kill after some slices keeps them, and
+    the rerun stores the rest, every record once, under the same ingest-log row, with SQL = index."""
+    lines = [
+        json.dumps({"title": f"Slice test {n}", "date": "2015-01-30", "body": f"Record {n} of the slice test. " * 30})
+        for n in range(6000)
+    ]
+    lines[1234] = "{broken"
+    (inbox / "big.jsonl").write_text("\n".join(lines) + "\n")
+    env = cli_env(migrated, NEWSARCHIVE_INGEST_WORKERS="1", NEWSARCHIVE_INGEST_BATCH_ARTICLES="200")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "webapp.cli", "ingest", "--json"],
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    engine = make_engine(migrated)
+    sessions = make_sessionmaker(engine)
+
+    def stored() -> int:
+        with sessions() as s:
+            return s.scalar(select(func.count()).select_from(Article)) or 0
+
+    deadline = time.monotonic() + 120
+    while stored() < 1000 and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert process.poll() is None, "the file was read before it could be cut off"
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+    kept = stored()
+    assert 1000 <= kept < 5999
+    with sessions() as s:
+        assert [r.status for r in s.scalars(select(IngestFile))] == ["ingesting"]
+
+    result = subprocess.run(
+        [sys.executable, "-m", "webapp.cli", "ingest", "--json"], env=env, cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["ingested"] == 5999 and summary["duplicates"] == 0 and summary["skipped_records"] == 1
+    with sessions() as s:
+        rows = s.scalars(select(IngestFile)).all()
+        assert [(r.status, r.articles_ingested, r.duplicates) for r in rows] == [("ingested", 5999, 0)]
+        assert s.scalar(select(func.count(func.distinct(Article.content_sha256)))) == stored() == 5999
+        assert s.scalar(select(func.count()).select_from(Article).where(Article.indexed.is_(False))) == 0
+    engine.dispose()
+    assert list(inbox.iterdir()) == [] and [p.name for p in migrated.archive_dir.iterdir()] == ["big.jsonl"]
+    searches_agree_with_sql(migrated, exact=True)

@@ -100,3 +100,56 @@ def test_small_files_dropped_beside_a_large_one_are_searchable_before_it_is_read
             thread.join(30)
             archive.close()
     assert {r.status for r in results} == {"ingested"}
+
+
+def test_a_file_dropped_while_a_big_one_is_read_is_searchable_within_5_seconds(tmp_path, database_url):
+    """The big file is stored a slice at a time; between two slices the watcher reads the small file and
+    commits the index, so /api/search finds it long before the big file is done."""
+    import json  # noqa: PLC0415
+
+    from ingest.progress import read_progress  # noqa: PLC0415
+    from webapp import create_app  # noqa: PLC0415
+
+    settings = make_settings(tmp_path / "home", database_url, watch_interval_ms=50, settle_ms=500)
+    upgrade(settings)
+    settings.ensure_dirs()
+    big = settings.inbox / "wire.jsonl"
+    with big.open("w") as out:
+        for i in range(15_000):
+            body = f"Ship {i} came into the harbour on Tuesday carrying {i % 97} containers of grain and timber."
+            out.write(json.dumps({"headline": f"Harbour report {i}", "date": "2012-05-01", "body": body}) + "\n")
+    results = []
+    stop = threading.Event()
+    app = create_app(settings)
+    client = app.test_client()
+    with Ingester(settings, workers=1) as ingester:
+        thread = threading.Thread(target=watch, args=(ingester,), kwargs={"stop": stop, "on_result": results.append})
+        thread.start()
+        try:
+            assert wait_for(lambda: (read_progress(settings.home) or {}).get("records", 0) >= 1000, timeout=60)
+            partial = settings.inbox / "flash.txt.part"
+            partial.write_text("Flash flood in Quetzaltenango\n\n" + "A flash flood hit Quetzaltenango overnight. " * 4)
+            partial.rename(settings.inbox / "flash.txt")
+            dropped = time.monotonic()
+
+            def found() -> bool:
+                return client.get("/api/search?q=quetzaltenango").get_json()["total"] == 1
+
+            assert wait_for(found, timeout=30)
+            took = time.monotonic() - dropped
+            assert [r.path.rsplit("/", 1)[-1] for r in results] == ["flash.txt"], "the big file was not still read"
+            print(f"searchable {took:.2f} s after the drop")
+            assert took <= 5.0, f"searchable {took:.1f} s after the drop"
+            assert wait_for(lambda: len(results) == 2, timeout=180)
+        finally:
+            stop.set()
+            thread.join(60)
+            app.extensions["newsarchive"].close()
+    wire = next(r for r in results if r.path.endswith("wire.jsonl"))
+    assert wire.status == "ingested" and wire.articles == 15_000
+    engine = make_engine(settings)
+    with make_sessionmaker(engine)() as session:
+        assert session.scalar(select(func.count()).select_from(Article)) == 15_001
+        assert session.scalar(select(func.count()).select_from(Article).where(Article.indexed.is_(False))) == 0
+        assert [r.status for r in session.scalars(select(IngestFile).order_by(IngestFile.id))] == ["ingested"] * 2
+    engine.dispose()
