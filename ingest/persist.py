@@ -84,6 +84,7 @@ class ArticleStore:
                     "original_file": original_file,
                     "ingest_file_id": ingest_file_id,
                     "source_line": a.source_line,
+                    "source_member": a.source_member,
                     "ingested_at": now,
                     "indexed": False,
                     "minhash": a.story_signature,

@@ -65,7 +65,7 @@ from .normalise import safe_text
 from .persist import ArticleStore
 from .places import gazetteer
 from .progress import Progress
-from .readers import Limits, Unit, iter_units, open_unpacked, parse_unit, sniff
+from .readers import STREAMED_FORMATS, Limits, Unit, iter_units, open_unpacked, parse_unit, sniff
 from .records import ArticleData
 
 log = logging.getLogger(__name__)
@@ -331,14 +331,14 @@ class Ingester:
             if isinstance(source, bytes):
                 raise
             fmt = "unknown"
-        if not isinstance(source, bytes) and fmt != "jsonl":
+        if not isinstance(source, bytes) and fmt not in STREAMED_FORMATS:
             raise InputError(
-                f"the file is {size:_} bytes, over max_file_bytes={self.settings.max_file_bytes:_}; only JSON Lines "
-                f"(plain or gzipped) are read past that size, record by record (split the file, or raise "
-                f"NEWSARCHIVE_MAX_FILE_BYTES)"
+                f"the file is {size:_} bytes, over max_file_bytes={self.settings.max_file_bytes:_}; only JSON Lines, "
+                f"WARC files and zip or tar bundles (plain or gzipped) are read past that size, record by record "
+                f"(split the file, or raise NEWSARCHIVE_MAX_FILE_BYTES)"
             )
         units = iter_units(stream, fmt, self.limits)
-        parallel_index = many_files or fmt in ("jsonl", "json")
+        parallel_index = many_files or fmt in SLICED_FORMATS
         destination = free_destination(self.settings.archive_dir, f.relative) if f.in_inbox else None
         result = FileResult(path=shown, status="ingested", format=fmt)
         # A file of many records (JSON Lines, a JSON array) is stored in slices, a transaction every
@@ -647,8 +647,9 @@ def _parse_chunk(items: list, limits: Limits, defaults: FolderDefaults) -> list[
     single = (
         len(items) == 1
         and isinstance(items[0], Unit)
-        and items[0].format in ("text", "html", "json-object")
+        and items[0].format in ("text", "html", "json-object", "nitf", "newsml-item")
         and items[0].line is None
+        and items[0].member is None
     )
     for item in items:
         if isinstance(item, RecordError):
@@ -659,12 +660,17 @@ def _parse_chunk(items: list, limits: Limits, defaults: FolderDefaults) -> list[
         except InputError as exc:
             if single:
                 raise
-            out.append(RecordError(item.line or 0, str(exc)))
+            out.append(RecordError(item.line or 0, _where(item) + str(exc)))
         except RecursionError:
             if single:
                 raise InputError("the content is nested too deeply to read") from None
-            out.append(RecordError(item.line or 0, "the content is nested too deeply to read"))
+            out.append(RecordError(item.line or 0, _where(item) + "the content is nested too deeply to read"))
     return out
+
+
+def _where(unit: Unit) -> str:
+    """The bundle member a record came from, to start its error's reason."""
+    return f"{unit.member}: " if unit.member else ""
 
 
 def _no_article_reason(errors: list[dict]) -> str:
@@ -707,7 +713,8 @@ def _show_file_progress(bar, handle: io.BufferedReader, result: FileResult) -> N
 
 
 LARGE_FILE_BYTES = 1_000_000  # in a watch batch, the index is committed before a file this big is read
-SLICED_FORMATS = ("jsonl", "json")  # files of many records, stored a slice (a transaction) at a time
+# Files of many records, stored a slice (a transaction) at a time.
+SLICED_FORMATS = ("jsonl", "json", "feed", "newsml", "warc", "zip", "tar")
 SLICE_SECONDS = 1.0
 
 

@@ -45,6 +45,7 @@ class ArticleData:
     language: Optional[str] = None
     places: list[PlaceData] = field(default_factory=list)
     source_line: Optional[int] = None
+    source_member: Optional[str] = None  # the bundle member it was read from ("2015/story.xml")
     # Source names the text itself carries ("(The Associated Press)" after a caption), weaker than metadata.
     source_hints: list[str] = field(default_factory=list)
     # Computed once by `prepare()` (in the parsing process, so the storing process has less to do).
@@ -61,7 +62,7 @@ class ArticleData:
         """Make every text storable and compute the content hash and publication fields now."""
         self.headline = safe_text(self.headline)
         self.paragraphs = [safe_text(p) for p in self.paragraphs]
-        for name in ("source", "byline", "dateline", "url", "language"):
+        for name in ("source", "byline", "dateline", "url", "language", "source_member"):
             setattr(self, name, safe_text(getattr(self, name)))
         for caption in self.captions:
             caption.text, caption.credit = safe_text(caption.text), safe_text(caption.credit)

@@ -106,6 +106,7 @@ class Article(Base):
     original_file: Mapped[str] = mapped_column(Text)
     ingest_file_id: Mapped[Optional[int]] = mapped_column(ForeignKey("ingest_files.id"), index=True)
     source_line: Mapped[Optional[int]] = mapped_column(Integer)  # line (JSON Lines) or position (JSON array)
+    source_member: Mapped[Optional[str]] = mapped_column(Text)  # the member of a zip or tar bundle, if any
     ingested_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     indexed: Mapped[bool] = mapped_column(Boolean, default=False)
     # Story clusters (ingest/stories.py): the id of the story's first article, NULL when it is that first

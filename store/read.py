@@ -408,5 +408,6 @@ def article_record(article: Article, zone_name: str = "UTC") -> dict:
         "story_id": article.story_id or article.id,
         "content_sha256": article.content_sha256,
         "original_file": article.original_file,
+        "source_member": article.source_member,
         "ingested_at": article.ingested_at.isoformat(timespec="seconds") + "Z",
     }

@@ -392,6 +392,11 @@ def openapi_document() -> dict:
                         "language": {"type": "string", "nullable": True},
                         "content_sha256": {"type": "string"},
                         "original_file": {"type": "string"},
+                        "source_member": {
+                            "type": "string",
+                            "nullable": True,
+                            "description": "the member of a zip or tar bundle the article was read from",
+                        },
                         "ingested_at": {"type": "string"},
                     },
                 },

@@ -3,6 +3,7 @@ with its original file, and the ingest status page."""
 
 from __future__ import annotations
 
+import io
 import mimetypes
 from pathlib import Path
 from typing import Optional
@@ -10,6 +11,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, abort, render_template, request, send_file
 
+from ingest.readers import Limits, member_bytes
 from search.request import MAX_FACET_SIZE, MAX_PAGE, PER_PAGE_CHOICES, BadRequest, SearchRequest, parse_request
 from search.schema import FACETS
 from store.display import human_date
@@ -133,9 +135,19 @@ def article(article_id: int):
         article=record,
         related=archive.related(article_id),
         versions=archive.versions(article_id),
-        original={"name": original.name, "bytes": original.stat().st_size} if original else None,
+        original=_original_label(original, record.get("source_member")),
         ingested=human_date(record["ingested_at"].replace("Z", "+00:00"), archive.settings.time_zone),
     )
+
+
+def _original_label(original: Optional[Path], member: Optional[str]) -> Optional[dict]:
+    """What the article page says of the original download: the file's name and size, or the member's
+    name and its bundle's name."""
+    if original is None:
+        return None
+    if member:
+        return {"name": member.rsplit("!/", 1)[-1].rsplit("/", 1)[-1], "bundle": original.name, "member": member}
+    return {"name": original.name, "bytes": original.stat().st_size}
 
 
 def original_file(record: dict) -> Optional[Path]:
@@ -151,10 +163,21 @@ def original_file(record: dict) -> Optional[Path]:
 @bp.get("/articles/<int:article_id>/original")
 def original(article_id: int):
     """The original file an article was read from, as a download (never shown inline: it may be HTML)."""
-    record = get_archive().article(article_id)
+    archive = get_archive()
+    record = archive.article(article_id)
     path = original_file(record) if record is not None else None
     if path is None:
         abort(404)
+    member = record.get("source_member")
+    if member:
+        # Read from a zip or tar bundle: the member itself, found by the label stored at ingest.
+        settings = archive.settings
+        data = member_bytes(path, member, Limits(settings.max_unpacked_bytes, settings.max_record_bytes))
+        if data is None:
+            abort(404)
+        name = member.rsplit("!/", 1)[-1].rsplit("/", 1)[-1] or "member"
+        mimetype = mimetypes.guess_type(name)[0] or "application/octet-stream"
+        return send_file(io.BytesIO(data), mimetype=mimetype, as_attachment=True, download_name=name, max_age=0)
     mimetype = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     return send_file(path, mimetype=mimetype, as_attachment=True, download_name=path.name, max_age=0)
 

@@ -1,38 +1,53 @@
 """Readers: pick the format from the content, split a file into units, and turn each unit into an article.
 
-A unit is what one article comes from: a whole text or HTML file, one object of a JSON document, or one
-line of a JSON Lines file. `iter_units` only splits (cheap, in order); `parse_unit` does the work and is
-a pure function of its input, so units can be parsed in worker processes.
+A unit is what one article comes from: a whole text, HTML or NITF file, one object of a JSON document, one
+line of a JSON Lines file, one item of a feed, one text item of a NewsML-G2 document, one HTML page of a
+WARC file, or any of these inside a member of a zip or tar bundle. `iter_units` only splits (cheap, in
+order); `parse_unit` does the work and is a pure function of its input, so units can be parsed in worker
+processes.
 """
 
 from __future__ import annotations
 
 import codecs
+import datetime as dt
 import io
 import json
 import re
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, BinaryIO, Iterator, Optional
 
+from lxml import etree
+
+from ..credits import source_for
+from ..dates import parse_date
 from ..errors import InputError, RecordError
 from ..extract import enrich
 from ..folders import NONE, FolderDefaults
 from ..normalise import decode_bytes
-from ..records import ArticleData
+from ..records import ArticleData, CaptionData
+from .containers import BUNDLE_FORMATS, MAX_DEPTH, bundle_members, warc_pages
+from .feeds import feed_entries, read_feed_entry
 from .html import read_html
 from .jsonfmt import article_from_object, parse_json_document, parse_json_line
+from .newsxml import newsml_items, parse_xml, read_newsml_item, read_nitf
 from .text import read_text
 
 GZIP_MAGIC = b"\x1f\x8b"
-FORMATS = ("text", "html", "json", "jsonl")
+FORMATS = ("text", "html", "json", "jsonl", "feed", "nitf", "newsml", "warc", "zip", "tar")
+# Read as a stream past max_file_bytes: their records come one at a time, each under max_record_bytes.
+STREAMED_FORMATS = ("jsonl", "warc", "tar", "zip")
 
 
 @dataclass
 class Unit:
-    format: str  # text, html, json-object, jsonl-line
-    payload: Any  # text (str), a parsed JSON object, or the bytes of one line
-    line: Optional[int] = None  # line number (JSON Lines) or 1-based position (JSON array)
+    format: str  # text, html, json-object, jsonl-line, feed-entry, nitf, newsml-item
+    payload: Any  # text (str), a parsed JSON object, the bytes of one line or document, a feed item
+    line: Optional[int] = None  # line number (JSON Lines), 1-based position (JSON array, feed, bundle, WARC)
+    member: Optional[str] = None  # the bundle member it came from ("2015/story.xml", nested "a.zip!/b.xml")
+    meta: Optional[dict] = None  # what its container says: url and captured (WARC), feed_title (feeds)
 
 
 @dataclass
@@ -118,8 +133,12 @@ _HTML_TAG = re.compile(
 
 def detect_format(data: bytes, name: str = "") -> str:
     """The format of (already unpacked) bytes, judged by content, with the file name only to break ties."""
-    if data.startswith(b"PK\x03\x04"):
-        raise InputError("zip archives are not supported yet; unpack the articles into the inbox")
+    if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        return "zip"
+    if data[257:262] == b"ustar":
+        return "tar"
+    if data.startswith(b"WARC/1."):
+        return "warc"
     if data.startswith(b"%PDF"):
         raise InputError("PDF files are not supported; save the article as text, HTML or JSON")
     head = _decode_head(data[:65536])
@@ -134,13 +153,36 @@ def detect_format(data: bytes, name: str = "") -> str:
                 pass
         return "json"
     if stripped.startswith("<"):
-        lowered = stripped[:4096].lower()
-        if re.search(r"<(?:rss|feed|rdf:rdf)\b", lowered) and "<html" not in lowered:
-            raise InputError("RSS/Atom feeds are not supported yet")
+        root = _first_element(stripped[:16384])
+        if root in ("rss", "feed", "rdf:rdf", "rdf"):
+            return "feed"
+        if root == "nitf":
+            return "nitf"
+        if root in ("newsmessage", "newsitem", "packageitem"):
+            return "newsml"
         # The whole sample: a page may open with a long <style> or <script> block before its first tag.
         if _HTML_TAG.search(stripped) or name.lower().endswith((".html", ".htm", ".xhtml")):
             return "html"
     return "text"
+
+
+_PROLOG = re.compile(r"\s*(?:<\?.*?\?>|<!--.*?-->|<!DOCTYPE(?:[^\[>]|\[.*?\])*>)", re.S | re.I)
+_ELEMENT = re.compile(r"<([A-Za-z_][\w:.-]*)")
+
+
+def _first_element(head: str) -> Optional[str]:
+    """The lower-cased (prefixed) name of the first element after the XML prolog, or None."""
+    position = 0
+    while True:
+        match = _PROLOG.match(head, position)
+        if not match or match.end() == position:
+            break
+        position = match.end()
+    match = _ELEMENT.match(head, position + len(head[position:]) - len(head[position:].lstrip()))
+    if not match:
+        return None
+    name = match.group(1).lower()
+    return name if name in ("rdf:rdf",) else name.rpartition(":")[2]
 
 
 def _decode_head(sample: bytes) -> str:
@@ -153,13 +195,19 @@ def _decode_head(sample: bytes) -> str:
         return decode_bytes(sample)[0]
 
 
-def iter_units(stream: io.BufferedReader, fmt: str, limits: Limits) -> Iterator[Unit | RecordError]:
+def iter_units(stream: io.BufferedReader, fmt: str, limits: Limits, depth: int = 0) -> Iterator[Unit | RecordError]:
     """Split a file's content into units in file order.
 
-    JSON Lines are read line by line (memory stays flat whatever the file's size) and a failure part-way
-    becomes a RecordError after the lines already read; other formats are read whole and raise InputError
-    when the file as a whole is unreadable.
+    JSON Lines, WARC files and bundles are read record by record (memory stays flat whatever the file's
+    size) and a failure part-way becomes a RecordError after the records already read; other formats are
+    read whole and raise InputError when the file as a whole is unreadable.
     """
+    if fmt in BUNDLE_FORMATS:
+        yield from _bundle_units(stream, fmt, limits, depth)
+        return
+    if fmt == "warc":
+        yield from warc_pages(stream, limits, make_unit=lambda text, n, meta: Unit("html", text, n, meta=meta))
+        return
     if fmt == "jsonl":
         number = 0
         cap = limits.max_record_bytes
@@ -178,6 +226,20 @@ def iter_units(stream: io.BufferedReader, fmt: str, limits: Limits) -> Iterator[
         except InputError as exc:
             yield RecordError(number + 1, str(exc))
         return
+    if fmt == "feed":
+        entries = feed_entries(stream.read())
+        for position, entry in enumerate(entries, start=1):
+            yield Unit("feed-entry", entry, position, meta={"feed_title": entry.get("feed_title")})
+        return
+    if fmt == "nitf":
+        yield Unit("nitf", stream.read())
+        return
+    if fmt == "newsml":
+        items = newsml_items(parse_xml(stream.read()))
+        for position, (item, captions) in enumerate(items, start=1):
+            payload = (etree.tostring(item), [c.as_dict() for c in captions])
+            yield Unit("newsml-item", payload, position if len(items) > 1 else None)
+        return
     text, _ = decode_bytes(stream.read())
     if fmt == "json":
         objects = parse_json_document(text)
@@ -187,6 +249,34 @@ def iter_units(stream: io.BufferedReader, fmt: str, limits: Limits) -> Iterator[
             yield Unit("json-object", obj, position if len(objects) > 1 else None)
         return
     yield Unit(fmt, text)
+
+
+def _bundle_units(stream: io.BufferedReader, fmt: str, limits: Limits, depth: int) -> Iterator[Unit | RecordError]:
+    """The units of every member of a zip or tar bundle, each labelled with its member's name."""
+    for position, item in enumerate(bundle_members(stream, fmt, limits), start=1):
+        if isinstance(item, RecordError):
+            yield item
+            continue
+        label, data = item
+        try:
+            inner, _ = open_unpacked(data, limits)
+            inner_fmt = detect_format(inner.peek(65536)[:65536], label)
+            if inner_fmt in BUNDLE_FORMATS and depth >= MAX_DEPTH:
+                raise InputError("a bundle inside a bundle inside a bundle is not read (nested more than once)")
+            for unit in iter_units(inner, inner_fmt, limits, depth + 1):
+                if isinstance(unit, RecordError):
+                    if inner_fmt in BUNDLE_FORMATS:  # the inner bundle's reason starts with its member's label
+                        yield RecordError(position, f"{label}!/{unit.reason}")
+                    else:
+                        where = f" record {unit.line}" if unit.line else ""
+                        yield RecordError(position, f"{label}{where}: {unit.reason}")
+                    continue
+                unit.member = label if unit.member is None else f"{label}!/{unit.member}"
+                yield unit
+        except InputError as exc:
+            yield RecordError(position, f"{label}: {exc}")
+        except RecursionError:
+            yield RecordError(position, f"{label}: the content is nested too deeply to read")
 
 
 def sniff(stream: io.BufferedReader, name: str = "") -> str:
@@ -211,10 +301,30 @@ def parse_unit(unit: Unit, limits: Limits | None = None, defaults: FolderDefault
         article = read_html(unit.payload)
     elif unit.format == "text":
         article = read_text(unit.payload)
+    elif unit.format == "feed-entry":
+        article = read_feed_entry(unit.payload)
+    elif unit.format == "nitf":
+        article = read_nitf(unit.payload)
+    elif unit.format == "newsml-item":
+        item, captions = unit.payload
+        article = read_newsml_item(parse_xml(item), [CaptionData(**c) for c in captions])
     else:
         raise InputError(f"unknown format {unit.format!r}")
     article.source_line = unit.line
-    return enrich(article, defaults).prepare()
+    article.source_member = unit.member
+    meta = unit.meta or {}
+    if meta.get("url") and not article.url:
+        article.url = meta["url"]
+    article = enrich(article, defaults)
+    if not article.source and meta.get("feed_title"):
+        article.source = source_for(meta["feed_title"])
+    if article.published is None and meta.get("captured"):
+        # A web archive's capture time: when the page was seen, so only an inferred publication date.
+        captured = parse_date(meta["captured"])
+        if captured is not None:
+            article.published = captured.date() if isinstance(captured, dt.datetime) else captured
+            article.date_inferred = True
+    return article.prepare()
 
 
 def read_bytes(data: bytes, name: str = "", limits: Limits | None = None) -> list[ArticleData]:
@@ -227,3 +337,30 @@ def read_bytes(data: bytes, name: str = "", limits: Limits | None = None) -> lis
             raise InputError(f"line {unit.line}: {unit.reason}")
         articles.append(parse_unit(unit, limits))
     return articles
+
+
+def member_bytes(path: Path, member: str, limits: Limits | None = None) -> Optional[bytes]:
+    """The bytes of one member of a stored bundle (`a.xml`, or `inner.zip!/a.xml` one level down), as it
+    was read at ingest; None when the bundle or the member is not there any more."""
+    limits = limits or Limits()
+    try:
+        with open(path, "rb") as handle:
+            return _find_member(io.BufferedReader(handle), member, limits, 0)
+    except (OSError, InputError):
+        return None
+
+
+def _find_member(source: io.BufferedReader | bytes, member: str, limits: Limits, depth: int) -> Optional[bytes]:
+    stream, _ = open_unpacked(source, limits)
+    fmt = detect_format(stream.peek(65536)[:65536])
+    if fmt not in BUNDLE_FORMATS:
+        return None
+    for item in bundle_members(stream, fmt, limits):
+        if isinstance(item, RecordError):
+            continue
+        label, data = item
+        if label == member:
+            return data
+        if depth < MAX_DEPTH and member.startswith(label + "!/"):
+            return _find_member(data, member[len(label) + 2 :], limits, depth + 1)
+    return None
