@@ -130,12 +130,24 @@ TABLE: tuple[Setting, ...] = (
         "max_file_bytes",
         "int",
         50_000_000,
-        "files up to this size are read into memory; a bigger JSON Lines file (plain or gzipped) is read as a stream, "
-        "record by record; any other bigger file is quarantined",
+        "files up to this size are read into memory; a bigger JSON Lines, WARC, zip or tar file (plain or gzipped) "
+        "is read as a stream, record by record; any other bigger file is quarantined",
         minimum=1,
     ),
-    Setting("max_unpacked_bytes", "int", 1_000_000_000, "a gzip file may unpack to at most this much", minimum=1),
-    Setting("max_record_bytes", "int", 5_000_000, "one JSON Lines record may be at most this long", minimum=1),
+    Setting(
+        "max_unpacked_bytes",
+        "int",
+        1_000_000_000,
+        "a gzip file, or the members of a zip or tar bundle together, may unpack to at most this much",
+        minimum=1,
+    ),
+    Setting(
+        "max_record_bytes",
+        "int",
+        5_000_000,
+        "one JSON Lines record, WARC record or bundle member may be at most this long",
+        minimum=1,
+    ),
     Setting("watch_interval_ms", "int", 1000, "how often `--watch` looks at the inbox", minimum=1),
     Setting("settle_ms", "int", 2000, "a file must be unchanged this long before `--watch` reads it", minimum=0),
     Setting("ingest_batch_articles", "int", 500, "articles per SQL insert batch", minimum=1),
