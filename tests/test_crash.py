@@ -8,6 +8,7 @@ searches count exactly what SQL holds.
 
 import gzip
 import hashlib
+import io
 import json
 import os
 import random
@@ -15,9 +16,12 @@ import signal
 import subprocess
 import sys
 import time
+import zipfile
 
 import pytest
 from sqlalchemy import func, select
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
 
 from search.index import ArchiveIndex
 from search.request import SearchRequest
@@ -182,16 +186,50 @@ def searches_agree_with_sql(settings, exact: bool) -> None:
         archive.close()
 
 
-def test_a_big_file_killed_part_way_is_finished_by_the_next_run_under_one_log_row(migrated, inbox):
-    """JSON Lines are stored a slice (a transaction) at a time: a kill after some slices keeps them, and
-    the rerun stores the rest, every record once, under the same ingest-log row, with SQL = index."""
-    TOTAL = 20_000  # records with text (one more line is broken): long enough to be cut off after a slice
-    lines = [
-        json.dumps({"title": f"Slice test {n}", "date": "2015-01-30", "body": f"Record {n} of the slice test. " * 30})
-        for n in range(TOTAL + 1)
-    ]
-    lines[1234] = "{broken"
-    (inbox / "big.jsonl").write_text("\n".join(lines) + "\n")
+def big_file(fmt: str) -> tuple[str, bytes, int]:
+    """(name, bytes, records with text) of a big file of one format, with one bad record in it."""
+    body = "Record {n} of the slice test. " * 30
+    if fmt == "jsonl":
+        total = 20_000  # long enough to be cut off after a slice
+        lines = [
+            json.dumps({"title": f"Slice test {n}", "date": "2015-01-30", "body": body.format(n=n)})
+            for n in range(total + 1)
+        ]
+        lines[1234] = "{broken"
+        return "big.jsonl", ("\n".join(lines) + "\n").encode(), total
+    if fmt == "zip":
+        total = 20_000
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+            for n in range(total + 1):
+                text = b"\x00\x01\x02 not text" if n == 1234 else f"Slice test {n}\n\n{body.format(n=n)}\n".encode()
+                archive.writestr(f"day/{n}.txt", text)
+        return "big.zip", out.getvalue(), total
+    total = 2_500  # HTML pages take longer to read than records
+    out = io.BytesIO()
+    writer = WARCWriter(out, gzip=True)
+    for n in range(total + 1):
+        page = (
+            f"<html><head><title>Slice test {n}</title></head><body><article><h1>Slice test {n}</h1>"
+            f"<p>{body.format(n=n)}</p><p>{body.format(n=n + 1)}</p></article></body></html>"
+        )
+        kind = "text/html" if n != 1234 else "image/png"
+        headers = StatusAndHeaders("200 OK", [("Content-Type", kind)], protocol="HTTP/1.1")
+        writer.write_record(
+            writer.create_warc_record(
+                f"https://example.org/{n}", "response", payload=io.BytesIO(page.encode()), http_headers=headers
+            )
+        )
+    return "big.warc.gz", out.getvalue(), total
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "zip", "warc"])
+def test_a_big_file_killed_part_way_is_finished_by_the_next_run_under_one_log_row(migrated, inbox, fmt):
+    """Files of many records (JSON Lines, bundles, WARC) are stored a slice (a transaction) at a time: a kill
+    after some slices keeps them, and the rerun stores the rest, every record once, under the same
+    ingest-log row, with SQL = index."""
+    name, data, TOTAL = big_file(fmt)
+    (inbox / name).write_bytes(data)
     env = cli_env(migrated, NEWSARCHIVE_INGEST_WORKERS="1", NEWSARCHIVE_INGEST_BATCH_ARTICLES="200")
     process = subprocess.Popen(
         [sys.executable, "-m", "webapp.cli", "ingest", "--json"],
@@ -231,5 +269,5 @@ def test_a_big_file_killed_part_way_is_finished_by_the_next_run_under_one_log_ro
         assert s.scalar(select(func.count(func.distinct(Article.content_sha256)))) == stored() == TOTAL
         assert s.scalar(select(func.count()).select_from(Article).where(Article.indexed.is_(False))) == 0
     engine.dispose()
-    assert list(inbox.iterdir()) == [] and [p.name for p in migrated.archive_dir.iterdir()] == ["big.jsonl"]
+    assert list(inbox.iterdir()) == [] and [p.name for p in migrated.archive_dir.iterdir()] == [name]
     searches_agree_with_sql(migrated, exact=True)
