@@ -13,5 +13,14 @@ class RecordError:
     reason: str
 
 
+# What a skipped record's number counts, by the format of its file.
+POSITION_NAMES = {"jsonl": "line", "feed": "item", "newsml": "item", "warc": "record", "zip": "member", "tar": "member"}
+
+
+def position_name(fmt: str | None) -> str:
+    """ "line 12" of a JSON Lines file, "item 3" of a feed, "member 7" of a bundle, "record 40" of a WARC."""
+    return POSITION_NAMES.get(fmt or "", "record")
+
+
 class InputError(Exception):
     """The file as a whole cannot be ingested; the message says why and goes into its .error.json."""

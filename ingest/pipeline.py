@@ -47,7 +47,7 @@ from store.settings import Settings, SettingsError
 
 from . import indexing
 from .credits import use_source_table
-from .errors import InputError, RecordError
+from .errors import InputError, RecordError, position_name
 from .folders import FolderDefaults, FolderDefaultsCache, load_source_table
 from .inbox import (
     InputFile,
@@ -417,7 +417,7 @@ class Ingester:
                 result.duplicates -= before
             if result.articles == 0 and result.duplicates == 0:
                 # Nothing usable: the whole file is quarantined, with every record's reason.
-                raise InputError(_no_article_reason(result.errors))
+                raise InputError(_no_article_reason(result.errors, fmt))
             result.status = "ingested" if result.articles else "duplicate"
             _record_counts(row, result)
             row.status = result.status
@@ -673,10 +673,10 @@ def _where(unit: Unit) -> str:
     return f"{unit.member}: " if unit.member else ""
 
 
-def _no_article_reason(errors: list[dict]) -> str:
+def _no_article_reason(errors: list[dict], fmt: str) -> str:
     if not errors:
         return "no article in the file"
-    shown = "; ".join(f"line {e['line']}: {e['reason']}" for e in errors[:5])
+    shown = "; ".join(f"{position_name(fmt)} {e['line']}: {e['reason']}" for e in errors[:5])
     more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
     return f"no readable article in the file: {shown}{more}"
 

@@ -21,6 +21,7 @@ import waitress
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 
+from ingest.errors import position_name
 from ingest.indexing import reindex as rebuild_index
 from ingest.pipeline import FileResult, Ingester, RunSummary
 from ingest.pipeline import watch as watch_inbox
@@ -138,7 +139,7 @@ def _print_summary(summary: RunSummary) -> None:
         if result.status == "failed":
             click.echo(f"  failed: {result.path}: {result.reason}")
         for error in result.errors[:20]:
-            click.echo(f"  {result.path} line {error['line']}: {error['reason']}")
+            click.echo(f"  {result.path} {position_name(result.format)} {error['line']}: {error['reason']}")
         if len(result.errors) > 20:
             click.echo(f"  {result.path}: {len(result.errors) - 20} more bad record(s); see the ingest log")
 

@@ -15,6 +15,7 @@ from typing import Optional
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from ingest.errors import position_name
 from ingest.inbox import discover
 from ingest.progress import read_progress
 from store.models import Article, IngestFile
@@ -63,6 +64,7 @@ def file_outcome(row: IngestFile, settings: Settings) -> dict:
         "duplicates": row.duplicates,
         "skipped": len(errors),
         "skipped_records": errors[:ERRORS_SHOWN],
+        "position_name": position_name(row.format),
         "reason": row.reason,
         "finished_at": row.finished_at.isoformat(timespec="seconds") + "Z" if row.finished_at else None,
     }
