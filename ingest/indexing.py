@@ -26,7 +26,8 @@ PARALLEL_MIN_DOCS = 2000
 
 
 def article_docs(session: Session, ids: list[int]) -> list[IndexDocument]:
-    """The index documents for these article ids, read from SQL, in id order."""
+    """The index documents for these article ids, read from SQL, in id order; an article that is not
+    searchable (an older version, a withdrawn one) has none."""
     if not ids:
         return []
     captions: dict[int, list[CaptionFields]] = defaultdict(list)
@@ -60,7 +61,7 @@ def article_docs(session: Session, ids: list[int]) -> list[IndexDocument]:
             Source.name.label("source"),
         )
         .outerjoin(Source, Source.id == Article.source_id)
-        .where(Article.id.in_(ids))
+        .where(Article.id.in_(ids), Article.status == "usable")
         .order_by(Article.id)
     ):
         docs.append(
@@ -116,7 +117,8 @@ def sync_pending(
                 if not ids:
                     return total
                 docs = article_docs(session, ids)
-            index.write(docs, procs=procs if len(docs) >= PARALLEL_MIN_DOCS else 1, memory_mb=memory_mb)
+            gone = sorted(set(ids) - {d.id for d in docs})  # not searchable: out of the index, if there
+            index.write(docs, procs=procs if len(docs) >= PARALLEL_MIN_DOCS else 1, memory_mb=memory_mb, delete=gone)
             _set_indexed(sessions, True, Article.id.in_(ids))
             total += len(ids)
 
@@ -162,6 +164,17 @@ class IndexFeeder:
         for doc in docs:
             self._writer.add_document(**doc.fields())
             self._file_ids.append(doc.id)
+
+    def remove(self, ids: list[int]) -> None:
+        """Take these articles out of the index (a newer version or a withdrawal replaced them) with the
+        same commit as the documents added; they are marked indexed (in step) when it is done."""
+        if not ids:
+            return
+        if self._writer is None:
+            self._open(False)
+        for article_id in ids:
+            self._writer.delete_by_term("id", str(article_id))
+            self._file_ids.append(article_id)
 
     def file_committed(self, ingest_file_id: int) -> None:
         """The file's rows (those stored so far) are committed: its documents may now be committed with the

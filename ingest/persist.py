@@ -1,10 +1,13 @@
-"""Writing articles to SQL in batches: duplicates skipped by content hash, sources and places shared."""
+"""Writing articles to SQL in batches: duplicates skipped by content hash, sources and places shared, and
+versions of one article (the same identity from its source) resolved to the one that is searched."""
 
 from __future__ import annotations
 
+import datetime as dt
+from dataclasses import dataclass, field
 from typing import Optional
 
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from search.schema import CaptionFields, IndexDocument
@@ -14,6 +17,35 @@ from .records import ArticleData
 from .stories import NewArticle, assign_stories
 
 MAX_HEADLINE_CHARS = 2000
+STATUSES = ("usable", "superseded", "withdrawn")  # searched; an older version kept as history; killed
+
+
+@dataclass
+class Stored:
+    """What one batch did: the index documents of its searchable articles, how many articles it stored
+    (searchable or not), how many were duplicates, and the earlier articles it took out of search."""
+
+    docs: list[IndexDocument] = field(default_factory=list)
+    stored: int = 0
+    duplicates: int = 0
+    removed: list[int] = field(default_factory=list)
+
+
+def newer(new: tuple, old: tuple) -> bool:
+    """Whether version (number, time) `new` comes after `old`: by number, else by time; when neither tells
+    them apart, the later arrival is the newer."""
+    (new_number, new_time), (old_number, old_time) = new, old
+    if new_number is not None and old_number is not None and new_number != old_number:
+        return new_number > old_number
+    if new_time is not None and old_time is not None and new_time != old_time:
+        return new_time > old_time
+    return True
+
+
+def _utc(value: Optional[dt.datetime]) -> Optional[dt.datetime]:
+    if value is None:
+        return None
+    return value.astimezone(dt.timezone.utc).replace(tzinfo=None) if value.tzinfo else value
 
 
 class ArticleStore:
@@ -35,8 +67,8 @@ class ArticleStore:
         *,
         original_file: str,
         ingest_file_id: Optional[int],
-    ) -> tuple[list[IndexDocument], int]:
-        """Insert the articles not stored before; return (their index documents, how many were duplicates).
+    ) -> Stored:
+        """Insert the articles not stored before; return their index documents and counts (`Stored`).
         Earlier batches of the same file were inserted in this session's transaction, so the SQL lookup
         sees them: nothing is remembered between batches (a 600,000-record file once kept 100 MB of
         hashes). The documents are built from what was written, so indexing reads nothing back from SQL."""
@@ -56,12 +88,13 @@ class ArticleStore:
             seen_hashes.add(digest)
             fresh.append((digest, article))
         if not fresh:
-            return [], duplicates
+            return Stored(duplicates=duplicates)
+        statuses, notices, removed = self._resolve_versions(session, [a for _, a in fresh])
 
         now = utcnow()
         rows = []
         sources = []
-        for digest, a in fresh:
+        for (digest, a), status, notice in zip(fresh, statuses, notices, strict=True):
             if not a.prepared:  # readers prepare articles; this is for articles built some other way
                 a.prepare()
             published, day, utc = a.published_fields()
@@ -88,6 +121,11 @@ class ArticleStore:
                     "ingested_at": now,
                     "indexed": False,
                     "minhash": a.story_signature,
+                    "identity": a.identity,
+                    "version": a.version,
+                    "version_time": _utc(a.version_time),
+                    "status": status,
+                    "notice": notice,
                 }
             )
         ids = list(session.scalars(insert(Article).returning(Article.id, sort_by_parameter_order=True), rows))
@@ -124,6 +162,8 @@ class ArticleStore:
                     session, name, (place.kind if place else "place")[:20], place.country_code if place else None
                 )
                 place_rows.append({"article_id": article_id, "place_id": pid})
+            if row["status"] != "usable":
+                continue  # kept in SQL as history or withdrawn: never in the index
             stored.append(
                 IndexDocument(
                     id=article_id,
@@ -145,7 +185,58 @@ class ArticleStore:
             session.execute(insert(Caption), caption_rows)
         if place_rows:
             session.execute(insert(article_places), place_rows)
-        return stored, duplicates
+        return Stored(docs=stored, stored=len(rows), duplicates=duplicates, removed=removed)
+
+    def _resolve_versions(
+        self, session: Session, articles: list[ArticleData]
+    ) -> tuple[list[str], list[Optional[str]], list[int]]:
+        """The status of each new article, its notice, and the stored articles it takes out of search.
+
+        Articles sharing an identity are versions of one article: the newest (`newer`) is searched, the
+        others stay in SQL as history (`superseded`). A withdrawal that is the newest takes the article out
+        of search: the version it withdraws is marked `withdrawn` with its notice, as is the notice itself.
+        An older version arriving late is stored as history and changes nothing."""
+        statuses = ["usable"] * len(articles)
+        notices: list[Optional[str]] = [None] * len(articles)
+        identities = list(dict.fromkeys(a.identity for a in articles if a.identity))
+        if not identities:
+            return statuses, notices, []
+        current: dict[str, dict] = {}  # identity -> {"ref": stored id or ("new", i), "rank", "status"}
+        for start in range(0, len(identities), 500):
+            for row in session.execute(
+                select(Article.id, Article.identity, Article.version, Article.version_time, Article.status)
+                .where(Article.identity.in_(identities[start : start + 500]), Article.status != "superseded")
+                .order_by(Article.id)
+            ):
+                current[row.identity] = {
+                    "ref": row.id,
+                    "rank": (row.version, row.version_time),
+                    "status": row.status,
+                }
+        changes: dict[int, tuple[str, Optional[str]]] = {}
+        for i, a in enumerate(articles):
+            if not a.identity:
+                continue
+            rank = (a.version, _utc(a.version_time))
+            mine = current.get(a.identity)
+            if mine is not None and not newer(rank, mine["rank"]):
+                statuses[i] = "superseded"  # an older version arriving late: history only
+                continue
+            statuses[i] = "withdrawn" if a.withdrawn else "usable"
+            notices[i] = a.notice if a.withdrawn else None
+            if mine is not None and mine["status"] == "usable":
+                before = ("withdrawn", a.notice) if a.withdrawn else ("superseded", None)
+                if isinstance(mine["ref"], tuple):
+                    statuses[mine["ref"][1]], notices[mine["ref"][1]] = before
+                else:
+                    changes[mine["ref"]] = before
+            current[a.identity] = {"ref": ("new", i), "rank": rank, "status": statuses[i]}
+        for article_id, (status, notice) in changes.items():
+            # indexed=False until the index has dropped it (the feeder, or sync_pending after a crash)
+            session.execute(
+                update(Article).where(Article.id == article_id).values(status=status, notice=notice, indexed=False)
+            )
+        return statuses, notices, list(changes)
 
     def _source_id(self, session: Session, name: str) -> int:
         cached = self._sources.get(name)

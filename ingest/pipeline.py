@@ -155,13 +155,12 @@ class _FileWrite:
     parallel_index: bool
 
     def store_batch(self, batch: list[ArticleData]) -> None:
-        stored, duplicates = self.store.store(
-            self.session, batch, original_file=self.original, ingest_file_id=self.file_id
-        )
-        self.result.articles += len(stored)
-        self.result.duplicates += duplicates
+        done = self.store.store(self.session, batch, original_file=self.original, ingest_file_id=self.file_id)
+        self.result.articles += done.stored
+        self.result.duplicates += done.duplicates
         if self.feeder is not None:
-            self.feeder.add(stored, parallel=self.parallel_index)
+            self.feeder.add(done.docs, parallel=self.parallel_index)
+            self.feeder.remove(done.removed)
 
 
 class Ingester:

@@ -46,6 +46,12 @@ class ArticleData:
     places: list[PlaceData] = field(default_factory=list)
     source_line: Optional[int] = None
     source_member: Optional[str] = None  # the bundle member it was read from ("2015/story.xml")
+    # Versions: the identity its source gives it, which version this is, and whether it withdraws the article.
+    identity: Optional[str] = None  # "guid:…", "newsml:…", "ninjs:…", "nitf:…", "url:…"
+    version: Optional[int] = None
+    version_time: Optional[dt.datetime] = None
+    withdrawn: bool = False
+    notice: Optional[str] = None  # what a withdrawal says
     # Source names the text itself carries ("(The Associated Press)" after a caption), weaker than metadata.
     source_hints: list[str] = field(default_factory=list)
     # Computed once by `prepare()` (in the parsing process, so the storing process has less to do).
@@ -62,7 +68,7 @@ class ArticleData:
         """Make every text storable and compute the content hash and publication fields now."""
         self.headline = safe_text(self.headline)
         self.paragraphs = [safe_text(p) for p in self.paragraphs]
-        for name in ("source", "byline", "dateline", "url", "language", "source_member"):
+        for name in ("source", "byline", "dateline", "url", "language", "source_member", "identity", "notice"):
             setattr(self, name, safe_text(getattr(self, name)))
         for caption in self.captions:
             caption.text, caption.credit = safe_text(caption.text), safe_text(caption.credit)

@@ -121,13 +121,22 @@ class ArchiveIndex:
     # -- writing -------------------------------------------------------------------------------------
 
     def write(
-        self, docs: Iterable[IndexDocument], *, procs: int = 1, memory_mb: int = 256, lock_timeout_s: float = 120.0
+        self,
+        docs: Iterable[IndexDocument],
+        *,
+        procs: int = 1,
+        memory_mb: int = 256,
+        lock_timeout_s: float = 120.0,
+        delete: Iterable[int] = (),
     ) -> int:
-        """Add or replace documents (by id) in the live index in one commit; return how many were written."""
+        """Add or replace documents (by id), and delete the `delete` ids, in the live index in one commit;
+        return how many were written."""
         ix = self.ensure()
         writer = open_writer(ix, procs, memory_mb, lock_timeout_s)
         count = 0
         try:
+            for doc_id in delete:
+                writer.delete_by_term("id", str(doc_id))
             for doc in docs:
                 writer.update_document(**doc.fields())
                 count += 1

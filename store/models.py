@@ -107,6 +107,12 @@ class Article(Base):
     ingest_file_id: Mapped[Optional[int]] = mapped_column(ForeignKey("ingest_files.id"), index=True)
     source_line: Mapped[Optional[int]] = mapped_column(Integer)  # line (JSON Lines) or position (JSON array)
     source_member: Mapped[Optional[str]] = mapped_column(Text)  # the member of a zip or tar bundle, if any
+    # Versions of one article: its identity as the source gives it, its version, and which one is searched.
+    identity: Mapped[Optional[str]] = mapped_column(Text, index=True)
+    version: Mapped[Optional[int]] = mapped_column(Integer)
+    version_time: Mapped[Optional[dt.datetime]] = mapped_column(DateTime)  # UTC
+    status: Mapped[str] = mapped_column(String(12), default="usable", server_default="usable")  # see STATUSES
+    notice: Mapped[Optional[str]] = mapped_column(Text)  # a withdrawal's notice
     ingested_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     indexed: Mapped[bool] = mapped_column(Boolean, default=False)
     # Story clusters (ingest/stories.py): the id of the story's first article, NULL when it is that first

@@ -286,6 +286,43 @@ class Archive:
             ).first()
             return article_record(article, self.settings.time_zone) if article is not None else None
 
+    def history(self, article_id: int, limit: int = 200) -> Optional[dict]:
+        """Every stored version of this article by its identity (itself included), oldest first, with
+        which one is searched; None when there is no such article."""
+        with self.engine.connect() as connection:
+            row = connection.execute(select(Article.identity, Article.status).where(Article.id == article_id)).first()
+            if row is None:
+                return None
+            if row.identity is None:
+                rows = connection.execute(_history_columns().where(Article.id == article_id)).all()
+            else:
+                rows = connection.execute(
+                    _history_columns().where(Article.identity == row.identity).order_by(Article.id).limit(limit)
+                ).all()
+        versions = sorted(
+            (
+                {
+                    "id": r.id,
+                    "headline": r.headline,
+                    "version": r.version,
+                    "version_time": r.version_time.isoformat(timespec="seconds") + "Z" if r.version_time else None,
+                    "status": r.status,
+                    "notice": r.notice,
+                    "ingested_at": r.ingested_at.isoformat(timespec="seconds") + "Z",
+                }
+                for r in rows
+            ),
+            key=lambda v: (v["version"] is None, v["version"] or 0, v["version_time"] or "", v["id"]),
+        )
+        current = next((v["id"] for v in versions if v["status"] == "usable"), None)
+        return {
+            "id": article_id,
+            "identity": row.identity,
+            "status": row.status,
+            "current": current,
+            "versions": versions,
+        }
+
     def versions(self, article_id: int, limit: int = 50) -> list[dict]:
         """The other versions of this article's story (ingest/stories.py), in the order they were stored."""
         with self.engine.connect() as connection:
@@ -296,7 +333,11 @@ class Archive:
             rows = connection.execute(
                 select(Article.id, Article.headline, Article.published, Source.name.label("source"))
                 .outerjoin(Source, Source.id == Article.source_id)
-                .where((Article.id == story_id) | (Article.story_id == story_id), Article.id != article_id)
+                .where(
+                    (Article.id == story_id) | (Article.story_id == story_id),
+                    Article.id != article_id,
+                    Article.status == "usable",
+                )
                 .order_by(Article.id)
                 .limit(limit)
             ).all()
@@ -386,6 +427,18 @@ def caption_match(captions: list[tuple[str, Optional[str]]], terms: Optional[set
     return None
 
 
+def _history_columns():
+    return select(
+        Article.id,
+        Article.headline,
+        Article.version,
+        Article.version_time,
+        Article.status,
+        Article.notice,
+        Article.ingested_at,
+    )
+
+
 def article_record(article: Article, zone_name: str = "UTC") -> dict:
     return {
         "id": article.id,
@@ -410,4 +463,9 @@ def article_record(article: Article, zone_name: str = "UTC") -> dict:
         "original_file": article.original_file,
         "source_member": article.source_member,
         "ingested_at": article.ingested_at.isoformat(timespec="seconds") + "Z",
+        "status": article.status or "usable",
+        "notice": article.notice,
+        "identity": article.identity,
+        "version": article.version,
+        "version_time": article.version_time.isoformat(timespec="seconds") + "Z" if article.version_time else None,
     }

@@ -114,6 +114,16 @@ def article(article_id: int):
     return jsonify(record)
 
 
+@bp.get("/api/articles/<int:article_id>/versions")
+def versions(article_id: int):
+    """Every stored version of the article (same identity from its source), which one is searched, and
+    whether it was withdrawn."""
+    history = get_archive().history(article_id)
+    if history is None:
+        return jsonify({"error": {"code": "not_found", "message": f"no article with id {article_id}"}}), 404
+    return jsonify(history)
+
+
 @bp.get("/api/articles/<int:article_id>/related")
 def related(article_id: int):
     archive = get_archive()

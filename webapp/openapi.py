@@ -198,6 +198,20 @@ def openapi_document() -> dict:
                     },
                 }
             },
+            "/api/articles/{id}/versions": {
+                "get": {
+                    "summary": "Every stored version of the article (same identity from its source), oldest first",
+                    "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "integer"}}],
+                    "responses": {
+                        "200": {
+                            "description": "{id, identity, status (usable, superseded or withdrawn), current (the "
+                            "id searched, or null when withdrawn), versions: [{id, headline, version, version_time, "
+                            "status, notice, ingested_at}]}"
+                        },
+                        "404": {"description": "No such article", "content": {"application/json": {"schema": error}}},
+                    },
+                }
+            },
             "/api/saved": {
                 "get": {
                     "summary": "Saved searches with their matches stored since last opened, and their Atom feeds",
@@ -398,6 +412,20 @@ def openapi_document() -> dict:
                             "description": "the member of a zip or tar bundle the article was read from",
                         },
                         "ingested_at": {"type": "string"},
+                        "status": {
+                            "type": "string",
+                            "enum": ["usable", "superseded", "withdrawn"],
+                            "description": "usable: searched; superseded: an older version kept as history; "
+                            "withdrawn: taken out of search by a withdrawal (see notice)",
+                        },
+                        "notice": {"type": "string", "nullable": True, "description": "what a withdrawal said"},
+                        "identity": {
+                            "type": "string",
+                            "nullable": True,
+                            "description": "the identity its source gives it (guid:, newsml:, ninjs:, nitf:, url:)",
+                        },
+                        "version": {"type": "integer", "nullable": True},
+                        "version_time": {"type": "string", "nullable": True},
                     },
                 },
             }

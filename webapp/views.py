@@ -135,6 +135,7 @@ def article(article_id: int):
         article=record,
         related=archive.related(article_id),
         versions=archive.versions(article_id),
+        history=archive.history(article_id),
         original=_original_label(original, record.get("source_member")),
         ingested=human_date(record["ingested_at"].replace("Z", "+00:00"), archive.settings.time_zone),
     )

@@ -315,6 +315,11 @@ def parse_unit(unit: Unit, limits: Limits | None = None, defaults: FolderDefault
     meta = unit.meta or {}
     if meta.get("url") and not article.url:
         article.url = meta["url"]
+    if meta.get("url") and meta.get("captured") and not article.identity:
+        # A web archive's capture of a URL: a later capture of the same URL is a later version of the page.
+        article.identity = "url:" + meta["url"][:1000]
+        captured_at = parse_date(meta["captured"])
+        article.version_time = captured_at if isinstance(captured_at, dt.datetime) else None
     article = enrich(article, defaults)
     if not article.source and meta.get("feed_title"):
         article.source = source_for(meta["feed_title"])

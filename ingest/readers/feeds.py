@@ -15,6 +15,7 @@ when nothing nearer (the item's `<source>`, a dateline's agency, the folder's de
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any, Optional
 
 import feedparser
@@ -68,7 +69,9 @@ def feed_entries(data: bytes) -> list[dict[str, Any]]:
                 "body": body,
                 "link": entry.get("link") or None,
                 "guid": entry.get("id") or None,
-                "published": entry.get("published") or entry.get("created") or entry.get("updated") or None,
+                "updated": dict.get(entry, "updated") or None,
+                # dict.get: feedparser's own get maps a missing "updated" to "published" with a warning
+                "published": dict.get(entry, "published") or dict.get(entry, "created") or dict.get(entry, "updated"),
                 "author": entry.get("author") or None,
                 "tags": [t.get("term") for t in entry.get("tags") or [] if t.get("term")],
                 "captions": captions,
@@ -102,6 +105,11 @@ def read_feed_entry(entry: dict[str, Any]) -> ArticleData:
         article.published = dates.parse_date(entry["published"])
     if entry.get("source"):
         article.source = collapse(entry["source"])
+    identity = entry.get("guid") or entry.get("link")
+    if identity:  # an item's guid (else its link) names it across the feed's later editions
+        article.identity = "guid:" + identity.strip()[:1000]
+        updated = dates.parse_date(entry["updated"]) if entry.get("updated") else None
+        article.version_time = updated if isinstance(updated, dt.datetime) else None
     language = entry.get("language")
     if language:
         article.language = str(language).split("-")[0].lower()[:16]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from typing import Any, Iterable, Optional
 
@@ -125,6 +126,10 @@ def article_from_object(obj: Any) -> ArticleData:
                 hints.append(caption[2])
     paragraphs = kept
     captions.extend(_captions(obj))
+    withdrawn = str(obj.get("pubstatus") or obj.get("pubStatus") or "").strip().lower() in WITHDRAWN_STATUSES
+    notice = collapse(_text(obj.get("ednote") or obj.get("description_text") or "") or "") or None
+    if withdrawn and not paragraphs:  # a kill notice may carry no story text: its notice stands in
+        paragraphs = [notice or f"Withdrawn: {headline}"]
     if not headline and not paragraphs:
         raise InputError("the record has neither a headline nor body text")
     if not paragraphs:
@@ -151,7 +156,26 @@ def article_from_object(obj: Any) -> ArticleData:
     if language and 2 <= len(language.strip()) <= 16:
         article.language = language.strip().lower().replace("_", "-")
     article.places = _places(_first(obj, PLACE_KEYS))
+    uri = obj.get("uri")
+    if isinstance(uri, str) and uri.strip():  # IPTC ninjs: the item's identity across its versions
+        article.identity = "ninjs:" + uri.strip()[:1000]
+        article.version = _version_number(obj.get("version"))
+        stamp = dates.parse_date(obj.get("versioncreated")) if obj.get("versioncreated") else None
+        article.version_time = stamp if isinstance(stamp, dt.datetime) else None
+        article.withdrawn = withdrawn
+        article.notice = notice if withdrawn else None
     return article
+
+
+WITHDRAWN_STATUSES = ("canceled", "cancelled", "withdrawn", "killed")
+
+
+def _version_number(value: Any) -> Optional[int]:
+    try:
+        number = int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+    return number if 0 <= number < 2**31 else None
 
 
 def _first(obj: dict, keys: Iterable[str]) -> Any:

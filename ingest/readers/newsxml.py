@@ -162,6 +162,11 @@ def read_nitf(data: bytes | etree._Element) -> ArticleData:
         if story_date is not None:
             published = _date(story_date.get("norm")) or _date(text_of(story_date))
     article.published = published
+    doc_id = docdata.find("doc-id") if docdata is not None else None
+    if doc_id is not None and (doc_id.get("id-string") or "").strip():
+        article.identity = "nitf:" + doc_id.get("id-string").strip()[:1000]
+        du_key = docdata.find("du-key")
+        article.version = _int(du_key.get("version")) if du_key is not None else None
     language = nitf.get("baselang") or nitf.get("lang")
     if language:
         article.language = language.split("-")[0].split("_")[0].lower()[:16]
@@ -290,6 +295,13 @@ def read_newsml_item(item: etree._Element, captions: list[CaptionData]) -> Artic
     if not headline:
         headline = next((text_of(t) for t in item.iter("title") if text_of(t)), "")  # an XHTML body's <title>
     paragraphs, body_captions = _newsml_body(item)
+    status = item_meta.find("pubStatus") if item_meta is not None else None
+    code = (status.get("qcode") or "").rpartition(":")[2].lower() if status is not None else ""
+    withdrawn = code in ("canceled", "cancelled")
+    notes = [text_of(n) for n in item_meta.findall("edNote")] if item_meta is not None else []
+    notice = " ".join(n for n in notes if n) or None
+    if withdrawn and not paragraphs:  # a kill notice may carry no story text: its note stands in
+        paragraphs = [notice or f"Withdrawn: {headline}"]
     if not headline and not paragraphs:
         raise InputError("the NewsML-G2 item has neither a headline nor body text")
     article = ArticleData(
@@ -318,11 +330,31 @@ def read_newsml_item(item: etree._Element, captions: list[CaptionData]) -> Artic
         if link is not None and (link.get("href") or "").startswith(("http://", "https://")):
             article.url = link.get("href")
     article.published = published
+    guid = (item.get("guid") or "").strip()
+    if guid:
+        article.identity = "newsml:" + guid[:1000]
+        article.version = _int(item.get("version"))
+        if item_meta is not None:
+            article.version_time = _instant(_date(text_of(item_meta.find("versionCreated"))))
+        article.withdrawn = withdrawn
+        article.notice = notice if withdrawn else None
     if not article.language:
         lang = item.get("lang")
         if lang:
             article.language = lang.split("-")[0].lower()[:16]
     return article
+
+
+def _int(value: Optional[str]) -> Optional[int]:
+    try:
+        number = int((value or "").strip())
+    except ValueError:
+        return None
+    return number if 0 <= number < 2**31 else None
+
+
+def _instant(value) -> Optional[dt.datetime]:
+    return value if isinstance(value, dt.datetime) else None
 
 
 def _dateline_place(dateline: str) -> str:
