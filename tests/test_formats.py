@@ -547,3 +547,26 @@ def test_the_format_of_each_file_is_logged(migrated, tmp_path):
     finally:
         reader.close()
     assert sorted(formats.values()) == ["feed", "feed", "newsml", "nitf", "warc"]
+
+
+RSS_XXE = RSS.replace(
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE rss [<!ENTITY x SYSTEM "file:///etc/passwd">]>',
+).replace("<dc:creator>Mary Keel</dc:creator>", "<dc:creator>Mary Keel &x;</dc:creator>")
+
+
+def test_a_feed_never_reads_an_external_entity():
+    articles = read_bytes(RSS_XXE.encode(), "xxe.rss")
+    assert articles, "the feed's items are kept"
+    assert all("root:" not in (a.byline or "") + a.body for a in articles)
+
+
+def test_a_warc_gzipped_whole_reads_as_one_gzipped_per_record():
+    pages = [("https://city.example/museum", "2022-05-14T10:00:00Z", PAGE)]
+    whole = gzip.compress(warc_bytes(pages, gzipped=False, extra=False))
+    per_record = warc_bytes(pages, gzipped=True, extra=False)
+    assert whole[:2] == per_record[:2] == b"\x1f\x8b"
+    (a,) = read_bytes(whole, "whole.warc.gz")
+    (b,) = read_bytes(per_record, "records.warc.gz")
+    assert (a.headline, a.url, a.body) == (b.headline, b.url, b.body)
+    assert a.headline == "Museum reopens after two-year renovation"
