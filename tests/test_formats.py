@@ -348,13 +348,18 @@ def check_fields(records: dict[str, dict], member_prefix: str = "") -> None:
             assert record["source_member"] is None
 
 
-def test_each_format_is_stored_field_by_field(migrated, tmp_path):
+def drop_files(tmp_path: Path) -> Path:
+    """A folder holding FILES."""
     folder = tmp_path / "drop"
     folder.mkdir()
     for name, data in FILES.items():
         (folder / name).write_bytes(data)
+    return folder
+
+
+def test_each_format_is_stored_field_by_field(migrated, tmp_path):
     with Ingester(migrated, workers=1) as ingester:
-        summary = ingester.run([folder])
+        summary = ingester.run([drop_files(tmp_path)])
     assert summary.failed_files == 0, summary.as_dict()
     assert summary.ingested == len(HEADLINES)
     # The WARC's request record passes silently; its image is a skipped record with the reason.
@@ -534,12 +539,8 @@ def test_a_feed_item_without_a_date_takes_none_and_a_folder_source_beats_the_fee
 
 
 def test_the_format_of_each_file_is_logged(migrated, tmp_path):
-    folder = tmp_path / "drop"
-    folder.mkdir()
-    for name, data in FILES.items():
-        (folder / name).write_bytes(data)
     with Ingester(migrated, workers=1) as ingester:
-        ingester.run([folder])
+        ingester.run([drop_files(tmp_path)])
     reader = Archive(migrated)
     try:
         with reader.sessions() as session:

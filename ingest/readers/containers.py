@@ -59,13 +59,17 @@ class _Budget:
             raise InputError(f"the bundle unpacks to more than max_unpacked_bytes={self.limit:_} bytes")
 
 
-def _read_member(handle, label: str, cap: int, budget: _Budget) -> bytes | RecordError:
-    data = handle.read(cap + 1)
-    if len(data) > cap:
-        budget.take(cap)
-        return RecordError(0, f"{label}: the member is over max_record_bytes={cap:_} bytes")
-    budget.take(len(data))
-    return data
+def _read_member(handle, label: str, position: int, cap: int, budget: _Budget) -> tuple[tuple | RecordError, bool]:
+    """(the member's (label, bytes), or a RecordError; whether the bundle ends here: past its size budget)."""
+    try:
+        data = handle.read(cap + 1)
+        if len(data) > cap:
+            budget.take(cap)
+            return RecordError(position, f"{label}: the member is over max_record_bytes={cap:_} bytes"), False
+        budget.take(len(data))
+    except InputError as exc:  # past max_unpacked_bytes: the members read so far are kept
+        return RecordError(position, f"{label}: {exc}; the members after it were not read"), True
+    return (label, data), False
 
 
 def _zip_members(stream, limits, budget: _Budget) -> Iterator[tuple[str, bytes] | RecordError]:
@@ -89,18 +93,13 @@ def _zip_members(stream, limits, budget: _Budget) -> Iterator[tuple[str, bytes] 
                 continue
             try:
                 with archive.open(info) as handle:
-                    item = _read_member(handle, label, limits.max_record_bytes, budget)
-            except InputError as exc:  # past max_unpacked_bytes: the members read so far are kept
-                yield RecordError(position, f"{label}: {exc}; the members after it were not read")
-                return
+                    item, last = _read_member(handle, label, position, limits.max_record_bytes, budget)
             except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
                 yield RecordError(position, f"{label}: the member cannot be unpacked: {exc}")
                 continue
-            if isinstance(item, RecordError):
-                item.line = position
-                yield item
-            else:
-                yield label, item
+            yield item
+            if last:
+                return
 
 
 def _tar_members(stream, limits, budget: _Budget) -> Iterator[tuple[str, bytes] | RecordError]:
@@ -122,16 +121,10 @@ def _tar_members(stream, limits, budget: _Budget) -> Iterator[tuple[str, bytes] 
             handle = archive.extractfile(member)
             if handle is None:
                 continue
-            try:
-                item = _read_member(handle, label, limits.max_record_bytes, budget)
-            except InputError as exc:  # past max_unpacked_bytes: the members read so far are kept
-                yield RecordError(position, f"{label}: {exc}; the members after it were not read")
+            item, last = _read_member(handle, label, position, limits.max_record_bytes, budget)
+            yield item
+            if last:
                 return
-            if isinstance(item, RecordError):
-                item.line = position
-                yield item
-            else:
-                yield label, item
     except InputError as exc:  # the gzip layer of a .tar.gz, cut off or corrupt
         if position <= 1:
             raise
