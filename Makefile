@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run test test-fast bench bench-relevance bench-load bench-extract bench-bulk clean
+.PHONY: run test test-fast bench bench-relevance bench-load bench-extract bench-formats bench-bulk clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,7 @@ bench: $(VENV)/.test-installed
 	$(BIN)/python bench/extract.py --compare
 	$(BIN)/python -m bench.metadata
 	$(BIN)/python -m bench.stories.measure
+	$(BIN)/python -m bench.formats
 
 # Known-item searches and the judged questions, beside SQLite FTS5 and plain Whoosh (bench/relevance.py).
 bench-relevance: $(VENV)/.test-installed
@@ -58,6 +59,10 @@ bench-load: $(VENV)/.test-installed
 bench-extract: $(VENV)/.test-installed
 	$(BIN)/python bench/extract.py --compare
 	$(BIN)/python -m bench.metadata
+
+# Every feed and wire file of ../shared/corpus/feed-formats through the readers (bench/formats.py).
+bench-formats: $(VENV)/.test-installed
+	$(BIN)/python -m bench.formats
 
 # One generated 2 GB JSON Lines file through `newsarchive ingest`: time and peak memory (bench/bulk.py; about
 # half an hour, so not part of `make bench`). BULK_SETTINGS passes settings, e.g. "--set index_memory_mb=128".
