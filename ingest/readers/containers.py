@@ -19,8 +19,10 @@ reason; request, metadata, warcinfo and revisit records are not articles and are
 from __future__ import annotations
 
 import io
+import lzma
 import tarfile
 import zipfile
+import zlib
 from typing import Callable, Iterator, Optional
 
 from warcio.archiveiterator import ArchiveIterator
@@ -30,6 +32,8 @@ from ..errors import InputError, RecordError
 from ..normalise import decode_bytes
 
 BUNDLE_FORMATS = ("zip", "tar")
+# What corrupt compressed data raises while a member is unpacked (deflate, bzip2, lzma, a bad header).
+UNPACK_ERRORS = (zipfile.BadZipFile, zlib.error, lzma.LZMAError, OSError, EOFError, ValueError)
 MAX_DEPTH = 1  # a bundle inside a bundle is read; one more level is not
 
 
@@ -81,7 +85,7 @@ def _zip_members(stream, limits, budget: _Budget) -> Iterator[tuple[str, bytes] 
         source = io.BytesIO(data)
     try:
         archive = zipfile.ZipFile(source)
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+    except (*UNPACK_ERRORS, NotImplementedError, RuntimeError) as exc:
         raise InputError(f"the zip file cannot be read: {exc}") from None
     with archive:
         for position, info in enumerate(archive.infolist(), start=1):
@@ -94,7 +98,7 @@ def _zip_members(stream, limits, budget: _Budget) -> Iterator[tuple[str, bytes] 
             try:
                 with archive.open(info) as handle:
                     item, last = _read_member(handle, label, position, limits.max_record_bytes, budget)
-            except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
+            except (*UNPACK_ERRORS, NotImplementedError, RuntimeError) as exc:
                 yield RecordError(position, f"{label}: the member cannot be unpacked: {exc}")
                 continue
             yield item
@@ -129,7 +133,7 @@ def _tar_members(stream, limits, budget: _Budget) -> Iterator[tuple[str, bytes] 
         if position <= 1:
             raise
         yield RecordError(position, str(exc))
-    except (tarfile.TarError, OSError, EOFError, zipfile.BadZipFile) as exc:
+    except (tarfile.TarError, *UNPACK_ERRORS) as exc:
         if position == 0:
             raise InputError(f"the tar file cannot be read: {exc}") from None
         yield RecordError(position + 1, f"the tar file ends early or is corrupt after member {position}: {exc}")

@@ -35,7 +35,10 @@ MEDIA_NS = "http://search.yahoo.com/mrss/"
 
 def feed_entries(data: bytes) -> list[dict[str, Any]]:
     """The items of a feed as plain dicts (picklable, for the parser processes), in feed order."""
-    parsed = feedparser.parse(data, sanitize_html=False, resolve_relative_uris=False)
+    try:
+        parsed = feedparser.parse(data, sanitize_html=False, resolve_relative_uris=False)
+    except Exception as exc:  # feedparser on hostile bytes (seen: UnicodeDecodeError from its encoding sniffing)
+        raise InputError(f"the feed cannot be read: {type(exc).__name__}: {exc}") from None
     entries = parsed.get("entries") or []
     if not entries:
         if parsed.get("bozo") and not parsed.get("feed"):
