@@ -601,3 +601,11 @@ def test_damaged_files_of_every_format_are_read_or_refused_with_a_reason():
                 read_bytes(bytes(damaged), name)
             except InputError as exc:
                 assert str(exc), (name, kind)
+
+
+def test_an_office_document_or_e_book_is_not_taken_for_a_bundle():
+    docx = zip_of({"[Content_Types].xml": b"<Types/>", "word/document.xml": b"<w:document/>"})
+    epub = zip_of({"mimetype": b"application/epub+zip", "OEBPS/chapter1.xhtml": b"<html><p>Chapter</p></html>"})
+    for name, data in (("story.docx", docx), ("book.epub", epub)):
+        with pytest.raises(InputError, match="office document or e-book"):
+            read_bytes(data, name)

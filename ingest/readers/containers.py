@@ -88,6 +88,13 @@ def _zip_members(stream, limits, budget: _Budget) -> Iterator[tuple[str, bytes] 
     except (*UNPACK_ERRORS, NotImplementedError, RuntimeError) as exc:
         raise InputError(f"the zip file cannot be read: {exc}") from None
     with archive:
+        names = {info.filename for info in archive.infolist()[:50]}
+        if "[Content_Types].xml" in names or "mimetype" in names or "META-INF/manifest.xml" in names:
+            # Word, EPUB and OpenDocument files are zip files too, but one document, not a bundle of articles.
+            raise InputError(
+                "the zip file is an office document or e-book (Word, EPUB or OpenDocument), not a bundle of "
+                "articles; save the article as text or HTML"
+            )
         for position, info in enumerate(archive.infolist(), start=1):
             label = member_label(info.filename)
             if info.is_dir():
