@@ -182,9 +182,11 @@ def test_a_withdrawal_takes_the_article_out_of_search_and_the_api_says_withdrawn
     app = create_app(migrated)
     try:
         page = app.test_client().get(f"/articles/{versions[2]}").get_data(as_text=True)
+        older = app.test_client().get(f"/articles/{versions[1]}").get_data(as_text=True)
     finally:
         app.extensions["newsarchive"].close()
     assert "Withdrawn." in page and "the quake was a quarry blast" in page
+    assert "An earlier version." in older and "later withdrawn by its source" in older
 
 
 def test_a_feed_item_updated_later_replaces_its_earlier_edition(migrated, tmp_path):
