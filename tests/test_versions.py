@@ -189,6 +189,35 @@ def test_a_withdrawal_takes_the_article_out_of_search_and_the_api_says_withdrawn
     assert "An earlier version." in older and "later withdrawn by its source" in older
 
 
+def nitf(version: int, body: str, status: str = "usable", message: str = "") -> bytes:
+    """An NITF 3.6 story in the shape of the specification's examples; `du-key` versions it and
+    `management-status` (NITF 3.1+) says whether it may be used, with `ed-msg` saying why."""
+    ed_msg = f'<ed-msg info="{message}"/>' if message else ""
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<nitf version="-//IPTC//DTD NITF 3.6//EN">
+<head><title>Dam inspection</title>
+<docdata management-status="{status}"><doc-id id-string="EX-2019-0413-dam"/><du-key version="{version}"/>
+{ed_msg}<date.issue norm="20190413T090000Z"/></docdata></head>
+<body><body.head><hedline><hl1>Engineers inspect the Millbrook dam</hl1></hedline></body.head>
+<body.content><p>{body}</p></body.content></body></nitf>""".encode()
+
+
+def test_an_nitf_kill_withdraws_the_story_with_its_editorial_message(migrated, tmp_path):
+    story = "Engineers began a full inspection of the Millbrook dam on Saturday after cracks were found."
+    ingest(migrated, tmp_path, "dam-1.xml", nitf(1, story))
+    assert len(search_ids(migrated, "millbrook dam inspection")) == 1
+    ingest(migrated, tmp_path, "dam-2.xml", nitf(2, "", "canceled", "KILL: the dam named is wrong. Do not use."))
+    versions = ids_by_version(migrated)
+    assert search_ids(migrated, "millbrook dam inspection") == []
+    record = api(migrated, f"/api/articles/{versions[2]}")
+    assert record["status"] == "withdrawn"
+    assert record["notice"] == "KILL: the dam named is wrong. Do not use."
+    index_matches_sql(migrated)
+    rebuild(migrated)
+    assert search_ids(migrated, "millbrook") == []
+    index_matches_sql(migrated)
+
+
 def test_a_feed_item_updated_later_replaces_its_earlier_edition(migrated, tmp_path):
     def feed(updated: str, text: str) -> bytes:
         return f"""<?xml version="1.0" encoding="utf-8"?>

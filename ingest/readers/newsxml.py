@@ -8,7 +8,8 @@ NewsML-G2 of any namespace version and NITF with or without its namespace read t
 NITF: `hedline/hl1`, `byline` (its `byttl` title left out), `dateline` (`location`), the publication date
 from `pubdata/@date.publication`, `date.issue/@norm` or `date.release/@norm`, the paragraphs of
 `body.content` (`p` and `hl2` in order, `block` entered), `media` as captions (`media-caption`, with
-`media-producer` as credit), `doc-id/@id-string` as identity.
+`media-producer` as credit), `doc-id/@id-string` as identity with `du-key/@version` as its version,
+`docdata/@management-status` canceled or withheld as a withdrawal with `ed-msg/@info` as its notice.
 
 NewsML-G2: every `newsItem` of class text is one article (`headline`, `by`, `dateline`, `located`,
 `firstCreated`/`contentCreated`/`versionCreated`, `language`, provider, `guid`, `version`, `pubStatus`, an
@@ -126,6 +127,15 @@ def read_nitf(data: bytes | etree._Element) -> ArticleData:
     if not headline and head is not None:
         headline = text_of(head.find("title"))
     paragraphs, captions = nitf_body(body.find("body.content") if body is not None else None)
+    docdata = head.find("docdata") if head is not None else None
+    # NITF 3.1+: docdata's management-status says canceled (a kill) or withheld (not to be used until
+    # further notice); an editorial message (`ed-msg`) says why.
+    status = (docdata.get("management-status") or "").strip().lower() if docdata is not None else ""
+    withdrawn = status in ("canceled", "cancelled", "withheld")
+    ed_msg = docdata.find("ed-msg") if docdata is not None else None
+    notice = (collapse(ed_msg.get("info") or text_of(ed_msg)) or None) if ed_msg is not None else None
+    if withdrawn and not paragraphs:  # a kill notice may carry no story text: its message stands in
+        paragraphs = [notice or f"Withdrawn: {headline}"]
     if not headline and not paragraphs:
         raise InputError("the NITF document has neither a headline nor body text")
     article = ArticleData(headline=headline or _first_words(paragraphs), paragraphs=paragraphs, captions=captions)
@@ -139,7 +149,6 @@ def read_nitf(data: bytes | etree._Element) -> ArticleData:
         distributor = text_of(body_head.find("distributor"))
         if distributor:
             article.source = source_for(distributor)
-    docdata = head.find("docdata") if head is not None else None
     published = None
     if head is not None:
         pubdata = head.find("pubdata")
@@ -167,6 +176,8 @@ def read_nitf(data: bytes | etree._Element) -> ArticleData:
         article.identity = "nitf:" + doc_id.get("id-string").strip()[:1000]
         du_key = docdata.find("du-key")
         article.version = _int(du_key.get("version")) if du_key is not None else None
+        article.withdrawn = withdrawn
+        article.notice = notice if withdrawn else None
     language = nitf.get("baselang") or nitf.get("lang")
     if language:
         article.language = language.split("-")[0].split("_")[0].lower()[:16]
