@@ -3,10 +3,12 @@
 import random
 
 import whoosh.index
+from whoosh.filedb.filestore import FileStorage
+from whoosh.filedb.filetables import OrderedHashReader, OrderedHashWriter
 from whoosh.writing import SegmentWriter
 
 from search.index import ArchiveIndex
-from search.internals import ArchiveCodec, GroupingSegmentWriter, open_writer
+from search.internals import ArchiveCodec, CompactTermTable, GroupingSegmentWriter, open_writer
 from search.schema import CaptionFields, IndexDocument, build_schema
 
 WORDS = (
@@ -124,3 +126,27 @@ def test_the_archive_writer_with_two_processes(tmp_path):
     assert sorted(p for p in ours if not p[0].startswith("spell_")) == sorted(
         p for p in theirs if not p[0].startswith("spell_")
     )
+
+
+def test_the_compact_term_table_writes_whooshs_file_byte_for_byte(tmp_path):
+    """The segment's term table (every distinct term, held until the segment is written) is written from
+    packed arrays: the file must be the one Whoosh's own writer makes, and read back the same."""
+    rng = random.Random(3)
+    keys = sorted({bytes(rng.randrange(256) for _ in range(rng.randrange(1, 12))) for _ in range(20_000)})
+    storage = FileStorage(str(tmp_path))
+    for name, compact in (("whoosh.trm", False), ("compact.trm", True)):
+        writer = OrderedHashWriter(storage.create_file(name))
+        if compact:
+            CompactTermTable.adopt(writer)
+        writer.extras["fieldmap"] = {"body": 0}
+        for n, key in enumerate(keys):
+            writer.add(key, n.to_bytes(4, "big"))
+        writer.close()
+    theirs, ours = (tmp_path / "whoosh.trm").read_bytes(), (tmp_path / "compact.trm").read_bytes()
+    assert len(ours) > 20 * len(keys) and ours == theirs
+    reader = OrderedHashReader.open(storage, "compact.trm")
+    assert reader[keys[1234]] == (1234).to_bytes(4, "big") and list(reader.keys()) == keys
+    # The archive's codec uses it on every segment it writes: the index above reads as Whoosh's.
+    codec = ArchiveCodec()
+    segment = codec.new_segment(storage, "probe")
+    assert isinstance(codec.field_writer(storage, segment)._tindex, CompactTermTable)
