@@ -79,7 +79,19 @@ _MOJIBAKE_HINT = re.compile(
     "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc"
     "\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]"
 )
-_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u200b\u200e\u200f\u2028\u2029\ufeff\ufffe]")
+# Control characters and invisible marks: zero-width space, direction marks, word joiner, BOM, and the soft
+# hyphen (U+00AD, a hyphenation hint a browser shows only at a line break: left in, "Mit\u00adtel\u00adal\u00adter"
+# would not match a search for "Mittelalter").
+_CONTROL = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\u00ad\u200b\u200e\u200f\u2028\u2029\u2060\ufeff\ufffe]")
+_INVISIBLE = re.compile("[\u00ad\u200b\u2060\ufeff]")
+
+
+def drop_invisible(text: str | None) -> str | None:
+    """Text without soft hyphens and zero-width marks (they can come back from an HTML entity such as
+    `&shy;` after the raw page was cleaned)."""
+    if text is None or text.isascii():
+        return text
+    return _INVISIBLE.sub("", text)
 
 
 def fix_mojibake(text: str) -> str:

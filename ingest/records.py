@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from . import stories
-from .normalise import safe_text
+from .normalise import drop_invisible, safe_text
 
 
 @dataclass
@@ -66,12 +66,12 @@ class ArticleData:
 
     def prepare(self) -> "ArticleData":
         """Make every text storable and compute the content hash and publication fields now."""
-        self.headline = safe_text(self.headline)
-        self.paragraphs = [safe_text(p) for p in self.paragraphs]
+        self.headline = safe_text(drop_invisible(self.headline))
+        self.paragraphs = [safe_text(drop_invisible(p)) for p in self.paragraphs]
         for name in ("source", "byline", "dateline", "url", "language", "source_member", "identity", "notice"):
             setattr(self, name, safe_text(getattr(self, name)))
         for caption in self.captions:
-            caption.text, caption.credit = safe_text(caption.text), safe_text(caption.credit)
+            caption.text, caption.credit = safe_text(drop_invisible(caption.text)), safe_text(caption.credit)
             caption.photographer, caption.agency = safe_text(caption.photographer), safe_text(caption.agency)
         for place in self.places:
             place.name = safe_text(place.name)

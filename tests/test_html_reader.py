@@ -528,3 +528,27 @@ def test_captions_with_their_credits_as_real_pages_write_them(figure, text, cred
         (text, credit, photographer, agency)
     ]
     assert article.paragraphs == STORY
+
+
+def test_soft_hyphens_are_dropped_so_the_hyphenated_word_is_found(migrated, tmp_path):
+    """German sites hyphenate long words with soft hyphens (U+00AD, or `&shy;`) that a browser shows only at
+    a line break; stored as they came, "Mit­tel­al­ter" would never match a search for "Mittelalter"."""
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    text = (
+        "Schon im Mit\u00adtel\u00adal\u00adter war der St. Mag&shy;da&shy;le&shy;ner das Aus\u00adhänge\u00adschild "
+        "der Südtiroler Weinwirtschaft, und weithin wurde das Loblied auf den Wein von den sonnigen Hängen "
+        "oberhalb Bozens gesungen, lange bevor die Winzer sich zusammenschlossen."
+    )
+    body = f"<article><h1>Der St. Mag\u00adda\u00adle\u00adner</h1><p>{text}</p><p>{text}</p></article>"
+    (folder / "wein.html").write_bytes(page("", body).encode("utf-8"))
+    with Ingester(migrated, workers=1) as ingester:
+        assert ingester.run([folder]).ingested == 1
+    archive = Archive(migrated)
+    try:
+        answer = archive.search(SearchRequest(q="Mittelalter Magdalener"))
+        assert [h["headline"] for h in answer["hits"]] == ["Der St. Magdalener"]
+        record = archive.article(answer["hits"][0]["id"])
+        assert "\u00ad" not in record["body"] and "Aushängeschild" in record["body"]
+    finally:
+        archive.close()
