@@ -552,3 +552,31 @@ def test_soft_hyphens_are_dropped_so_the_hyphenated_word_is_found(migrated, tmp_
         assert "\u00ad" not in record["body"] and "Aushängeschild" in record["body"]
     finally:
         archive.close()
+
+
+BLOG_INTRO = (
+    "Welcome to the harbour walker, a blog about the bridges, ferries and quays of our town, written on weekends "
+    "by a retired engineer who has crossed every one of them."
+)
+
+
+@pytest.mark.parametrize("second_opinion", [True, False])
+def test_a_short_reading_gives_way_to_the_longer_text_the_page_holds(monkeypatch, second_opinion):
+    """A theme that names the story's block like furniture ("comments-enabled") loses it to the pruning, and
+    what is left is a blog's 30-word introduction: trafilatura's recall reading of the whole page, with three
+    times the words, is taken instead. (Without that second opinion, the introduction would be the body: the
+    parametrised run shows the test can tell.)"""
+    from ingest.readers import html as html_reader  # noqa: PLC0415
+
+    if not second_opinion:
+        monkeypatch.setattr(html_reader, "SECOND_OPINION_RATIO", 10**9)
+    body = (
+        f"<div id='intro'><p>{BLOG_INTRO}</p></div>"
+        "<h1>Council votes to close the old harbour bridge</h1>"
+        f"<div class='post-body comments-enabled'>{paragraphs_html()}</div>"
+    )
+    article = read(page("", body))
+    if second_opinion:
+        assert article.paragraphs == STORY
+    else:
+        assert article.paragraphs == [BLOG_INTRO]

@@ -46,6 +46,10 @@ from .htmlmeta import PageMeta, read_meta
 MIN_BODY_WORDS = 25
 # ... and at least this many of them must be text of its own, not the words of links (a menu, a site map).
 MIN_OWN_WORDS = 25
+# A reading under this many words gets a second opinion (`read_html`), which wins with this many times the words.
+SHORT_READING_WORDS = 150
+SECOND_OPINION_RATIO = 3
+
 # JSON-LD articleBody replaces the extracted text when the extraction has less than this share of its words.
 ARTICLE_BODY_RATIO = 0.6
 # Pages larger than this are cut before parsing (no news article is anywhere near it).
@@ -93,6 +97,14 @@ def read_html(html: str) -> ArticleData:
         paragraphs = _prefer_article_body(paragraphs, page)
         if words(paragraphs) < MIN_BODY_WORDS:
             paragraphs = main_text(cleaned, favor_precision=False) or paragraphs
+        if words(paragraphs) < SHORT_READING_WORDS:
+            # A short reading may be what the pruning and trafilatura's precision mode left of a page whose
+            # text they took for furniture (a cookie notice, teasers of other stories, a share bar kept
+            # instead). A second opinion: trafilatura in recall mode on the page as it came. It wins when it
+            # finds at least three times the words.
+            alternative = _whole_page_text(html)
+            if words(alternative) >= SECOND_OPINION_RATIO * max(words(paragraphs), 1):
+                paragraphs = alternative
     except RecursionError:
         raise InputError("the HTML is nested too deeply to read") from None
     headline = page.headline or ""
