@@ -580,3 +580,21 @@ def test_a_short_reading_gives_way_to_the_longer_text_the_page_holds(monkeypatch
         assert article.paragraphs == STORY
     else:
         assert article.paragraphs == [BLOG_INTRO]
+
+
+def test_the_day_the_page_shows_beats_a_utc_timestamp_of_the_evening_before():
+    """An evening story in Buenos Aires (UTC-3) is stamped the next day in UTC by its meta tag, while the page
+    shows its own day in words; the reader takes the day the page shows, as trafilatura does."""
+    head = '<meta property="article:published_time" content="2022-05-04T00:53:29.274Z">'
+    body = (
+        "<article><h1>Diputados debaten la boleta única</h1>"
+        '<time class="com-date" datetime="3 de mayo de 2022">3 de mayo de 2022</time>'
+        + "".join(
+            "<p>La Cámara de Diputados debatió durante la tarde el proyecto de boleta única, mientras el "
+            "oficialismo buscaba los votos para frenar el avance de la oposición en la comisión.</p>"
+            for _ in range(4)
+        )
+        + "</article>"
+    )
+    article = read(page(head, body, lang="es"))
+    assert article.published == dt.date(2022, 5, 3) and not article.date_inferred

@@ -92,6 +92,7 @@ def read_html(html: str) -> ArticleData:
     except RecursionError:
         raise InputError("the HTML is nested too deeply to read") from None
     del soup
+    caption_keys = {_key(c.text) for c in captions}
     try:
         paragraphs = main_text(cleaned)
         paragraphs = _prefer_article_body(paragraphs, page)
@@ -101,15 +102,16 @@ def read_html(html: str) -> ArticleData:
             # A short reading may be what the pruning and trafilatura's precision mode left of a page whose
             # text they took for furniture (a cookie notice, teasers of other stories, a share bar kept
             # instead). A second opinion: trafilatura in recall mode on the page as it came. It wins when it
-            # finds at least three times the words.
-            alternative = _whole_page_text(html)
-            if words(alternative) >= SECOND_OPINION_RATIO * max(words(paragraphs), 1):
+            # finds at least three times the words and they read as an article (not a menu's link texts).
+            alternative = [p for p in _whole_page_text(html) if _key(p) not in caption_keys]
+            if words(alternative) >= SECOND_OPINION_RATIO * max(words(paragraphs), 1) and _is_article(
+                alternative, links
+            ):
                 paragraphs = alternative
     except RecursionError:
         raise InputError("the HTML is nested too deeply to read") from None
     headline = page.headline or ""
     paragraphs = _strip_headings(paragraphs, headline, page)
-    caption_keys = {_key(c.text) for c in captions}
     paragraphs = [p for p in paragraphs if _key(p) not in caption_keys]
     if not _is_article(paragraphs, links):
         paragraphs = _fallback(html, links, keep=lambda p: _key(p) not in caption_keys) or paragraphs
@@ -166,15 +168,15 @@ def _tree(html: str):
 
 
 def _trafilatura_metadata(tree, url: Optional[str]):
-    """trafilatura's own reading of the page's metadata (meta tags, JSON-LD, author markup, htmldate on the
-    markup and URL, no text search), or None."""
+    """trafilatura's own reading of the page's metadata (meta tags, JSON-LD, author markup, htmldate in its
+    extensive mode, as trafilatura itself runs it), or None."""
     if tree is None:
         return None
     from trafilatura.metadata import extract_metadata  # noqa: PLC0415 (as main_text: only pages import it)
 
     try:
         # It reads the tree only (htmldate and the author rules work on copies of it).
-        return extract_metadata(tree, default_url=url, extensive=False)
+        return extract_metadata(tree, default_url=url, extensive=True)
     except Exception:  # trafilatura failing on a page: our own reading stands alone
         return None
 
@@ -183,22 +185,33 @@ def _publication_date(html: str, tree, page: PageMeta, reading) -> tuple[Optiona
     """The page's publication date and whether it was inferred.
 
     htmldate reads the markup and the URL (its `original_date` rules prefer the first publication over an
-    update); on the html-metadata set its day was right more often than the page's JSON-LD and meta tags
-    when the two disagreed (21 against 14 of 38 pages), so its day wins, and the metadata's time is kept when
-    the days agree. Only when neither states a date does htmldate search the page's text: that date is
-    marked inferred (a date a story mentions is not always its own).
+    update), in its extensive mode as trafilatura runs it (every element, and dates written out in words,
+    such as a visible `<time>` that says "3 de mayo de 2022" beside a UTC timestamp of the evening before
+    in Buenos Aires); on the html-metadata set its day was right more often than the page's JSON-LD and meta
+    tags when the two disagreed (21 against 14 of 38 pages), so its day wins, and the metadata's time is
+    kept when the days agree. A date that only its search of the page's text found (the markup and a fast
+    reading state none) is marked inferred: a date a story mentions is not always its own.
     """
     markup = _day(getattr(reading, "date", None))
+    if markup is not None and _copyright_day(markup, html):
+        markup = None
     if markup is not None:
         if page.published is not None and page.published.isoformat()[:10] == markup.isoformat():
             return page.published, False
+        if page.published is None and _htmldate(tree, page.url, extensive=False) is None:
+            return markup, True  # only htmldate's search of the page's text found it
         return markup, False
     if page.published is not None:
         return page.published, False
     found = _htmldate(tree, page.url, extensive=True)
-    if found is not None and (found.month, found.day) == (1, 1) and str(found.year) in _copyright_years(html):
-        found = None  # htmldate's last resort: the footer's copyright year as 1 January, not a date of the story
+    if found is not None and _copyright_day(found, html):
+        found = None
     return found, found is not None
+
+
+def _copyright_day(day: dt.date, html: str) -> bool:
+    """htmldate's last resort: the footer's copyright year as 1 January, not a date of the story."""
+    return (day.month, day.day) == (1, 1) and str(day.year) in _copyright_years(html)
 
 
 def _day(value: Optional[str]) -> Optional[dt.date]:
