@@ -156,6 +156,11 @@ class IndexFeeder:
 
         self._rebuild_all = False
 
+    @property
+    def pending_docs(self) -> int:
+        """Documents added (or removed) since the last commit."""
+        return len(self._committed_ids) + len(self._file_ids)
+
     def add(self, docs: list[IndexDocument], *, parallel: bool) -> None:
         if not docs:
             return

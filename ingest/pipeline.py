@@ -75,6 +75,9 @@ PARALLEL_MIN_UNITS = 64
 # Runs of at least this many files feed the index with several writer processes.
 MANY_FILES = 200
 CHUNK_UNITS = 64
+# A run that leaves at least this many documents for the index's last commit ends its parser processes
+# first: the commit (and the segment merge it may start) then runs without them holding their memory.
+RELEASE_POOL_DOCS = 20_000
 
 
 @dataclass
@@ -191,10 +194,14 @@ class Ingester:
         self._between = False
 
     def close(self) -> None:
+        self._release_pool()
+        self.engine.dispose()
+
+    def _release_pool(self) -> None:
+        """End the parser processes (the next big file forks new ones)."""
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
             self._pool = None
-        self.engine.dispose()
 
     def __enter__(self) -> "Ingester":
         return self
@@ -233,6 +240,8 @@ class Ingester:
                         )
             finally:
                 if feeder is not None:
+                    if feeder.pending_docs >= RELEASE_POOL_DOCS:
+                        self._release_pool()
                     feeder.commit()
             if bar is not None:
                 bar.close()

@@ -13,8 +13,10 @@ from sqlalchemy import func, select
 
 from ingest.inbox import display_path
 from ingest.pipeline import Ingester
+from search.request import SearchRequest
 from store.db import upgrade
 from store.models import Article, IngestFile
+from store.read import Archive
 
 from .conftest import SEED_FILE, make_settings
 
@@ -291,3 +293,33 @@ def test_a_file_read_as_a_stream_shows_its_progress_in_bytes_on_a_terminal(tmp_p
     size_kb = f"{big.stat().st_size / 1000:.1f}k"
     assert "big.jsonl" in shown and f"{size_kb}/{size_kb}" in shown, shown[-500:]
     assert "articles=400" in shown and "skipped=1" in shown
+
+
+def test_a_big_run_ends_its_parser_processes_before_the_last_index_commit(tmp_path, database_url, monkeypatch):
+    """The last commit of a big run (and the segment merge it may start) is where its memory peaks: the
+    parser processes are ended first, and the next big file forks new ones. A small run keeps them."""
+    from ingest import pipeline  # noqa: PLC0415
+
+    monkeypatch.setattr(pipeline, "RELEASE_POOL_DOCS", 150)
+    settings = make_settings(tmp_path / "home", database_url)
+    upgrade(settings)
+    folder = tmp_path / "bulk"
+    folder.mkdir()
+    for name, count_ in (("small.jsonl", 100), ("big.jsonl", 200), ("next.jsonl", 200)):
+        lines = [
+            json.dumps({"title": f"{name} story {i}", "body": f"Story {i} of {name} is about the harbour."})
+            for i in range(count_)
+        ]
+        (folder / name).write_text("\n".join(lines) + "\n")
+    with Ingester(settings, workers=2) as ingester:
+        assert ingester.run([folder / "small.jsonl"]).ingested == 100
+        kept = ingester._pool
+        assert kept is not None  # 100 documents: under the mark, the workers stay for the next file
+        assert ingester.run([folder / "big.jsonl"]).ingested == 200
+        assert ingester._pool is None
+        assert ingester.run([folder / "next.jsonl"]).ingested == 200  # parsed by new workers
+    archive = Archive(settings)
+    try:
+        assert archive.search(SearchRequest(q="harbour", per_page=1))["total"] == 500
+    finally:
+        archive.close()
