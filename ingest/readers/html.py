@@ -203,6 +203,8 @@ def _publication_date(html: str, tree, page: PageMeta, reading) -> tuple[Optiona
         return markup, False
     if page.published is not None:
         return page.published, False
+    if reading is not None:
+        return None, False  # trafilatura's reading ran htmldate's extensive search already and found nothing
     found = _htmldate(tree, page.url, extensive=True)
     if found is not None and _copyright_day(found, html):
         found = None
