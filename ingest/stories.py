@@ -21,7 +21,10 @@ or above on the text alone, or at HEADLINE_SIMILARITY or above when the two head
 HEADLINE_OVERLAP of their words (wire slugs such as "UPDATE 2-" and function words left out). Text alone
 cannot tell a write-through rewritten from the top (a fifth of its shingles shared) from the same day's
 market report quoting one of its paragraphs; the headline names the story in the first and not in the
-second. An article that joins none starts its own story, whose id is its own article id (`story_id`
+second. A candidate of another product kind never joins: a factbox, timeline, Q&A or explainer, an "Instant
+view" of reactions and the full text of a document are separate articles from the news story whose
+paragraphs they reuse, as a wire service's headline label says ("FACTBOX:", "INSTANT VIEW-", "TEXT-").
+An article that joins none starts its own story, whose id is its own article id (`story_id`
 stays NULL). Story ids live in SQL, so `reindex` keeps them, and ingesting the same files again in the
 same order gives the same stories. The constants were chosen on Reuters and BBC pairs read by hand, and
 checked on the half of them they were not chosen on (bench/stories/, BENCHMARKS.md).
@@ -64,8 +67,18 @@ UNDATED = -(10**9)  # the day ordinal of an undated article in the candidate arr
 _SLUG = re.compile(r"^(?:\s*[A-Z][A-Z0-9.&' ]*[A-Z0-9.]\s*[-:]+)+")
 _HEADLINE_NOISE = frozenset(STOP_WORDS) | {
     "update", "refile", "corrected", "wrapup", "rpt", "instant", "view", "factbox", "timeline", "analysis",
-    "exclusive", "highlights", "says", "said", "say", "new", "after", "over", "more", "than", "s",
+    "exclusive", "highlights", "factbox", "factfile", "timeline", "explainer", "says", "said", "say", "new", "after", "over", "more", "than", "s",
 }  # fmt: skip
+# Headline labels of wire products that are separate articles from the news story they draw on.
+_KINDS = {
+    "factbox": "background", "factfile": "background", "timeline": "background", "qa": "background",
+    "explainer": "background", "instantview": "reactions", "text": "document",
+}  # fmt: skip
+_KIND = re.compile(
+    r"^\s*(?:(?:update|refile|corrected|rpt)\s*\d*\s*[-:]+\s*)*"
+    r"(fact\s?box|fact\s?file|timeline|q\s?[+&]\s?a|explainer|instant\s+view|text)\s*[-:]",
+    re.IGNORECASE,
+)
 
 
 def shingles(text: str) -> list[str]:
@@ -82,6 +95,13 @@ def signature(headline: str, body: str) -> Optional[bytes]:
     minhash = RMinHash(num_perm=NUM_PERM, seed=SEED)
     minhash.update(parts)
     return np.asarray(minhash.digest(), dtype="<u4").tobytes()
+
+
+def headline_kind(headline: Optional[str]) -> str:
+    """The product kind a wire headline's label names ("background", "reactions", "document"), or "" for
+    a news story. Versions of a story are of one kind; an update slug before the label is passed over."""
+    found = _KIND.match(headline or "")
+    return _KINDS[re.sub(r"\W+", "", found.group(1).casefold())] if found else ""
 
 
 def headline_words(headline: Optional[str]) -> frozenset[str]:
@@ -231,11 +251,17 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
     count = len(known)
     position_of = {int(other): n for n, other in enumerate(ids[:count])}
     words: dict[int, frozenset[str]] = {}  # headline words by row, worked out when a candidate needs them
+    kinds: dict[int, str] = {}  # headline kinds by row, likewise
 
     def headline_of(row: int) -> frozenset[str]:
         if row not in words:
             words[row] = headline_words(headlines[row])
         return words[row]
+
+    def kind_of(row: int) -> str:
+        if row not in kinds:
+            kinds[row] = headline_kind(headlines[row])
+        return kinds[row]
 
     joined: dict[int, int] = {}
     for article in signed:
@@ -257,12 +283,16 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
         if near.size:
             shared = (matrix[near] == np.frombuffer(article.signature, "<u4")).mean(axis=1)
             mine = headline_words(article.headline)
-            # The most similar candidate that joins: by its text alone, or by some text and its headline.
+            my_kind = headline_kind(article.headline)
+            # The most similar candidate of its kind that joins: by its text alone, or by some text and its
+            # headline.
             for position in np.argsort(-shared, kind="stable"):
                 share = float(shared[position])
                 if share < HEADLINE_SIMILARITY:
                     break
                 row = int(near[position])
+                if kind_of(row) != my_kind:
+                    continue
                 if share >= JOIN_SIMILARITY or headline_overlap(mine, headline_of(row)) >= HEADLINE_OVERLAP:
                     best = int(ids[row])
                     break

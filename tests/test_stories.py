@@ -182,6 +182,42 @@ def test_an_undated_copy_finds_a_dated_version_stored_before_any_undated_article
     assert story[SAME_DAY_OTHER_STORY["headline"]] != story[FIRST["headline"]]
 
 
+def test_a_factbox_or_instant_view_is_not_a_version_of_the_news_story_it_reuses(migrated, tmp_path):
+    """A wire headline's product label names a separate article: the "Instant view" of reactions and the
+    factbox share the news story's lead and quotes (enough to join on text), yet neither is a version of
+    it; a factbox updated the same day is a version of the factbox."""
+    quotes = (
+        '"This is a bigger cut than anyone expected," said Jan Vogel, an analyst at Metzler Bank.',
+        '"The furnaces were the oldest in Europe; closing them was only a matter of time," said Eva Brandt '
+        "of DZ Bank, who expects more closures in the Saar region within two years.",
+    )
+    view = {
+        "headline": "INSTANT VIEW: German steelmaker to cut 3,000 jobs",
+        "date": "2026-03-03T10:05:00+01:00",
+        "source": "Reuters",
+        "body": "\n\n".join([LEAD, "COMMENTS:", *quotes, REST[1]]),
+    }
+    factbox = {
+        "headline": "FACTBOX: Germany's steel industry and its job cuts",
+        "date": "2026-03-03T11:00:00+01:00",
+        "source": "Reuters",
+        "body": "\n\n".join([LEAD, REST[0], "* The industry employs about 80,000 people in Germany.", REST[1]]),
+    }
+    factbox_update = dict(
+        factbox,
+        headline="UPDATE 1-FACTBOX-Germany's steel industry and its job cuts",
+        date="2026-03-03T15:30:00+01:00",
+        body=factbox["body"] + "\n\n* The union called a protest for Thursday in Duisburg.",
+    )
+    first = signature(FIRST["headline"], FIRST["body"])
+    assert similarity(first, signature(view["headline"], view["body"])) >= 0.3
+    assert similarity(first, signature(factbox["headline"], factbox["body"])) >= 0.3
+    ingest(migrated, tmp_path, "kinds", [FIRST, view, factbox, factbox_update])
+    story = stories_by_headline(migrated)
+    assert len({story[FIRST["headline"]], story[view["headline"]], story[factbox["headline"]]}) == 3
+    assert story[factbox_update["headline"]] == story[factbox["headline"]]
+
+
 def test_a_fresh_archive_given_the_same_files_in_the_same_order_makes_the_same_stories(tmp_path, database_url):
     made = []
     for name in ("one", "two"):

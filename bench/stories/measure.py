@@ -6,13 +6,22 @@ BBC corpus, whose MinHash similarity (64 values, 3-word shingles) is at least 0.
 strata by similarity (0.1-0.2: 6,229 pairs, 40 read; 0.2-0.3: 2,202, 40; 0.3-0.4: 1,045, 40; 0.4-0.5:
 732, 40; 0.5-0.7: 1,279, 30; 0.7-1.0: 7,293, 20). Each pair was labelled "same" (a rewrite, an update or
 write-through in the same news cycle, a correction, a republished or retitled copy) or "different"
-(separate reports, however close the subject) by reading both texts, with a few words on why.
+(separate reports, however close the subject) by reading both texts, with a few words on why; it was
+read again under `bench/stories/GUIDELINES.md` (below).
 
 This script ingests the whole Reuters corpus and the BBC files into a fresh archive with the archive's own
 ingester (`newsarchive ingest`), reads the story ids from SQL, and scores each judged pair: predicted
 "same" when both articles got one story id. Each pair stands for its stratum (weight = stratum pairs /
 pairs read), so precision and recall are estimates for all 18,780 pairs. Pairs of one story below
 similarity 0.1 are not in the population: they share almost no text and are not counted as missed.
+
+A second sample (`bench/stories/judged-pairs-2.jsonl`, 175 pairs, drawn by `bench/stories/sample.py` with
+the ingester's own signature: 6,288 / 2,286 / 996 / 769 / 1,249 / 7,150 pairs in the same strata, read
+60 / 40 / 25 / 20 / 15 / 15). Every pair of both samples is read as `bench/stories/GUIDELINES.md` says:
+twice, blind (the readers see the two texts only, not the similarity, the stratum or the archive's
+answer), and by a third reader with both reasons where the two differ. Each sample is scored on its own, and pooled: the two samples' estimates of the
+population's same-joined, same-apart and different-joined counts are averaged. The 95% interval of each
+figure is a bootstrap over pairs drawn again within their strata (2,000 rounds).
 
     python -m bench.stories.measure [--home bench/out/stories-home] [--reuse]
 """
@@ -21,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import time
 from collections import Counter
 from pathlib import Path
@@ -32,6 +42,8 @@ from store.models import Article
 from ..common import CORPUS, REUTERS, ROOT, machine, newsarchive, require_corpus, today, update_benchmarks
 
 SAMPLE = Path(__file__).with_name("judged-pairs.jsonl")
+SAMPLES = (SAMPLE, Path(__file__).with_name("judged-pairs-2.jsonl"))
+BOOTSTRAP_ROUNDS = 2000
 
 
 def ingest(home: Path) -> float:
@@ -88,32 +100,59 @@ def add_duplicates(home: Path, pairs: list[dict], stories: dict[str, int]) -> in
     return found
 
 
-def score(pairs: list[dict], stories: dict[str, int]) -> dict:
+def totals(pairs: list[dict], stories: dict[str, int]) -> Counter:
+    """The sample's estimates of the population's counts: same and joined (tp), different and joined (fp),
+    same and apart (fn), each pair weighted by its stratum; and the raw counts of the pairs read."""
     per_stratum = Counter(p["stratum"] for p in pairs)
-    tp = fp = fn = 0.0
-    missing = 0
-    counts = Counter()
+    out: Counter = Counter()
     for p in pairs:
         if p["a"] not in stories or p["b"] not in stories:
-            missing += 1
+            out["missing"] += 1
             continue
         weight = p["stratum_pairs"] / per_stratum[p["stratum"]]
         same = p["label"] == "same"
         predicted = stories[p["a"]] == stories[p["b"]]
-        counts[(same, predicted)] += 1
-        tp += weight * (same and predicted)
-        fp += weight * (not same and predicted)
-        fn += weight * (same and not predicted)
-    return {
-        "precision": tp / (tp + fp) if tp + fp else 0.0,
-        "recall": tp / (tp + fn) if tp + fn else 0.0,
-        "read": len(pairs) - missing,
-        "missing": missing,
-        "same_joined": counts[(True, True)],
-        "same_apart": counts[(True, False)],
-        "different_joined": counts[(False, True)],
-        "different_apart": counts[(False, False)],
-    }
+        out["tp"] += weight * (same and predicted)
+        out["fp"] += weight * (not same and predicted)
+        out["fn"] += weight * (same and not predicted)
+        out["same_joined" if same and predicted else "same_apart" if same else
+            "different_joined" if predicted else "different_apart"] += 1  # fmt: skip
+    return out
+
+
+def ratios(counts: list[Counter]) -> tuple[float, float]:
+    """Precision and recall from the average of several samples' estimated counts."""
+    tp, fp, fn = (sum(c[k] for c in counts) / len(counts) for k in ("tp", "fp", "fn"))
+    return (tp / (tp + fp) if tp + fp else 0.0), (tp / (tp + fn) if tp + fn else 0.0)
+
+
+def resampled(pairs: list[dict], rng: random.Random) -> list[dict]:
+    """The sample drawn again with replacement within each stratum (same stratum sizes)."""
+    by_stratum: dict[str, list[dict]] = {}
+    for p in pairs:
+        by_stratum.setdefault(p["stratum"], []).append(p)
+    return [rng.choice(group) for group in by_stratum.values() for _ in group]
+
+
+def interval(samples: list[list[dict]], stories: dict[str, int]) -> tuple[tuple[float, float], tuple[float, float]]:
+    """95% bootstrap intervals of (precision, recall) of the pooled samples."""
+    rng = random.Random(13)
+    precisions, recalls = [], []
+    for _ in range(BOOTSTRAP_ROUNDS):
+        precision, recall = ratios([totals(resampled(pairs, rng), stories) for pairs in samples])
+        precisions.append(precision)
+        recalls.append(recall)
+    low, high = int(0.025 * BOOTSTRAP_ROUNDS), int(0.975 * BOOTSTRAP_ROUNDS) - 1
+    return (
+        (sorted(precisions)[low], sorted(precisions)[high]),
+        (sorted(recalls)[low], sorted(recalls)[high]),
+    )
+
+
+def score(pairs: list[dict], stories: dict[str, int]) -> dict:
+    counts = totals(pairs, stories)
+    precision, recall = ratios([counts])
+    return {"precision": precision, "recall": recall, "read": len(pairs) - counts["missing"], **counts}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,29 +161,46 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reuse", action="store_true", help="score the archive already at --home")
     args = parser.parse_args(argv)
     require_corpus()
-    pairs = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+    samples = {
+        path.name: [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        for path in SAMPLES
+        if path.exists()
+    }
+    everything = [p for pairs in samples.values() for p in pairs]
     seconds = None if args.reuse else ingest(args.home)
     stories = story_ids(args.home)
     sizes = Counter(stories.values())
     stored = len(stories)
-    duplicates = add_duplicates(args.home, pairs, stories)
-    result = score(pairs, stories)
+    duplicates = add_duplicates(args.home, everything, stories)
     clusters = sum(1 for n in sizes.values() if n > 1)
     lines = [
         f"`python -m bench.stories.measure`, {today()}, {machine()}. The whole Reuters corpus and the BBC files "
         f"ingested into a fresh SQLite archive" + (f" in {seconds:.0f} s" if seconds else "") + f"; {stored:,} "
         f"articles in {len(sizes):,} stories, {clusters:,} of them with two or more versions (largest "
-        f"{max(sizes.values())}). Scored on the {result['read']} judged pairs of `bench/stories/judged-pairs.jsonl` "
-        f"(each weighted by its similarity stratum; see the script's docstring); {duplicates} judged articles were "
-        "not stored because their text was stored before, and count as their stored twin.",
+        f"{max(sizes.values())}). Scored on the judged pairs of `bench/stories/` (each weighted by its "
+        f"similarity stratum; see the script's docstring); {duplicates} judged articles were not stored because "
+        "their text was stored before, and count as their stored twin. In brackets: 95% bootstrap intervals.",
         "",
-        "| measure | value | target |",
-        "| --- | --- | --- |",
-        f"| precision of same-story pairs | {result['precision']:.3f} | >= 0.95 |",
-        f"| recall of same-story pairs | {result['recall']:.3f} | >= 0.9 |",
-        f"| judged pairs: same and joined / same apart / different joined / different apart | "
-        f"{result['same_joined']} / {result['same_apart']} / {result['different_joined']} / {result['different_apart']} | |",
+        "| sample | pairs | precision of same-story pairs | recall of same-story pairs | "
+        "same joined / same apart / different joined / different apart |",
+        "| --- | --- | --- | --- | --- |",
     ]
+    for name, pairs in samples.items():
+        result = score(pairs, stories)
+        (p_low, p_high), (r_low, r_high) = interval([pairs], stories)
+        lines.append(
+            f"| `{name}` | {result['read']} | {result['precision']:.3f} [{p_low:.3f}, {p_high:.3f}] | "
+            f"{result['recall']:.3f} [{r_low:.3f}, {r_high:.3f}] | {result['same_joined']} / {result['same_apart']} "
+            f"/ {result['different_joined']} / {result['different_apart']} |"
+        )
+    if len(samples) > 1:
+        precision, recall = ratios([totals(pairs, stories) for pairs in samples.values()])
+        (p_low, p_high), (r_low, r_high) = interval(list(samples.values()), stories)
+        lines.append(
+            f"| **both** (estimates averaged) | {len(everything)} | **{precision:.3f}** [{p_low:.3f}, {p_high:.3f}] "
+            f"| **{recall:.3f}** [{r_low:.3f}, {r_high:.3f}] | |"
+        )
+    lines.append("| target | | >= 0.95 | >= 0.9 | |")
     print("\n".join(lines))
     update_benchmarks("stories", "## Story clusters\n\n" + "\n".join(lines))
     return 0
