@@ -67,7 +67,8 @@ UNDATED = -(10**9)  # the day ordinal of an undated article in the candidate arr
 _SLUG = re.compile(r"^(?:\s*[A-Z][A-Z0-9.&' ]*[A-Z0-9.]\s*[-:]+)+")
 _HEADLINE_NOISE = frozenset(STOP_WORDS) | {
     "update", "refile", "corrected", "wrapup", "rpt", "instant", "view", "factbox", "timeline", "analysis",
-    "exclusive", "highlights", "factbox", "factfile", "timeline", "explainer", "says", "said", "say", "new", "after", "over", "more", "than", "s",
+    "exclusive", "highlights", "factfile", "explainer", "says", "said", "say", "new", "after", "over", "more",
+    "than", "s",
 }  # fmt: skip
 # Headline labels of wire products that are separate articles from the news story they draw on.
 _KINDS = {

@@ -138,7 +138,8 @@ TABLE: tuple[Setting, ...] = (
         "max_unpacked_bytes",
         "int",
         1_000_000_000,
-        "a gzip file, or the members of a zip or tar bundle together, may unpack to at most this much",
+        "the members of a zip or tar bundle together may unpack to at most this much, and a gzip stream too "
+        "unless it stays under 50 times its packed size (a bomb packs about 1,000 to 1)",
         minimum=1,
     ),
     Setting(

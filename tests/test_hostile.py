@@ -210,3 +210,22 @@ def test_pages_escape_headlines_captions_and_queries(hostile_app):
     assert "&lt;script&gt;alert(&#39;headline&#39;)&lt;/script&gt;" in pages[3]
     assert "&lt;img src=x onerror=alert(&#39;caption&#39;)&gt; Ships queue." in pages[3]
     assert 'href="javascript:' not in pages[3]
+
+
+def test_a_big_gzip_stream_of_ordinary_text_is_read_past_the_unpacked_limit(migrated, inbox):
+    """max_unpacked_bytes stops bombs (about 1,000 to 1), not big archives: a gzipped JSON Lines file that
+    unpacks to three times the limit at an ordinary ratio is read whole, every record stored."""
+    settings = replace(migrated, max_unpacked_bytes=1_000_000)
+    rng = random.Random(7)
+    words = [f"{rng.choice('bcdfghklmnprstvwz')}{rng.choice('aeiou')}{rng.choice('lmnrst')}{n}" for n in range(5000)]
+    lines = []
+    for n in range(600):
+        body = " ".join(rng.choice(words) for _ in range(800))
+        lines.append(json.dumps({"headline": f"Harbour report {n}", "date": "2026-03-03", "body": body}))
+    data = ("\n".join(lines) + "\n").encode()
+    packed = gzip.compress(data)
+    assert len(data) > 3 * settings.max_unpacked_bytes and len(data) < 10 * len(packed)
+    (inbox / "big.jsonl.gz").write_bytes(packed)
+    with Ingester(settings, workers=1) as ingester:
+        [result] = ingester.run().files
+    assert result.status == "ingested" and result.articles == 600 and not result.errors, result

@@ -56,15 +56,23 @@ class Limits:
     max_record_bytes: int = 5_000_000
 
 
+# A gzip stream may unpack past max_unpacked_bytes as long as it stays under this many times the packed
+# bytes read: text and HTML pack 3 to 10 to 1, a decompression bomb about 1,000 to 1. So a 2 GB web
+# archive (gzipped per record, some 6 GB of pages) is read whole, and a bomb still stops at the limit.
+MAX_GZIP_RATIO = 50
+
+
 class _Unpacked(io.RawIOBase):
     """Gzip data read as a stream: output as far as the data goes, then InputError for a truncated or corrupt
-    end, or past `max_unpacked_bytes` (a decompression bomb). Reads its source 64 KiB at a time."""
+    end, or for a decompression bomb: past `max_unpacked_bytes` and past MAX_GZIP_RATIO times the packed
+    bytes read so far. Reads its source 64 KiB at a time."""
 
     def __init__(self, source: BinaryIO, max_bytes: int) -> None:
         self._src = source
         self._buf = b""  # compressed bytes read but not yet given to the decompressor
         self._max = max_bytes
         self._count = 0
+        self._packed = 0  # compressed bytes given to the decompressor
         self._z = zlib.decompressobj(16 + zlib.MAX_WBITS)
         self._pending = b""
         self._error: Optional[str] = None
@@ -100,10 +108,14 @@ class _Unpacked(io.RawIOBase):
             except zlib.error as exc:
                 self._error = f"the gzip data is corrupt ({exc})"
                 continue
+            self._packed += len(chunk) - len(self._z.unused_data)
             self._count += len(self._pending)
-            if self._count > self._max:
+            if self._count > max(self._max, MAX_GZIP_RATIO * self._packed):
                 self._pending = b""
-                self._error = f"the gzip file unpacks to more than max_unpacked_bytes={self._max:_} bytes"
+                self._error = (
+                    f"the gzip file unpacks to more than max_unpacked_bytes={self._max:_} bytes, at more than "
+                    f"{MAX_GZIP_RATIO} times its packed size (a decompression bomb)"
+                )
         n = min(len(buffer), len(self._pending))
         buffer[:n] = self._pending[:n]
         self._pending = self._pending[n:]
