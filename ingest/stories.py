@@ -26,8 +26,8 @@ view" of reactions and the full text of a document are separate articles from th
 paragraphs they reuse, as a wire service's headline label says ("FACTBOX:", "INSTANT VIEW-", "TEXT-").
 An article that joins none starts its own story, whose id is its own article id (`story_id`
 stays NULL). Story ids live in SQL, so `reindex` keeps them, and ingesting the same files again in the
-same order gives the same stories. The constants were chosen on Reuters and BBC pairs read by hand, and
-checked on the half of them they were not chosen on (bench/stories/, BENCHMARKS.md).
+same order gives the same stories. The constants were chosen on Reuters pairs read by hand, and checked
+on a second sample of pairs they were not chosen on (bench/stories/, BENCHMARKS.md).
 """
 
 from __future__ import annotations
