@@ -14,7 +14,7 @@ from search.schema import CaptionFields, IndexDocument
 from store.models import Article, Caption, Place, Source, article_places, utcnow
 
 from .records import ArticleData
-from .stories import NewArticle, assign_stories
+from .stories import NewArticle, _stated_time, assign_stories
 
 MAX_HEADLINE_CHARS = 2000
 STATUSES = ("usable", "superseded", "withdrawn")  # searched; an older version kept as history; killed
@@ -132,7 +132,15 @@ class ArticleStore:
         story_of = assign_stories(
             session,
             [
-                NewArticle(i, row["minhash"], row["published_day"], row["headline"], a.story_keys)
+                NewArticle(
+                    i,
+                    row["minhash"],
+                    row["published_day"],
+                    row["headline"],
+                    a.story_keys,
+                    time=_stated_time(row["published"], row["published_utc"]),
+                    body=row["body"],
+                )
                 for i, row, (_, a) in zip(ids, rows, fresh, strict=True)
             ],
         )

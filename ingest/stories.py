@@ -21,7 +21,11 @@ or above on the text alone, or at HEADLINE_SIMILARITY or above when the two head
 HEADLINE_OVERLAP of their words (wire slugs such as "UPDATE 2-" and function words left out). Text alone
 cannot tell a write-through rewritten from the top (a fifth of its shingles shared) from the same day's
 market report quoting one of its paragraphs; the headline names the story in the first and not in the
-second. A candidate of another product kind never joins: a factbox, timeline, Q&A or explainer, an "Instant
+second. The headline rule has two exceptions, for the other day's news told in the same words: it does
+not join two articles stated HEADLINE_HOURS or more apart (the next day's follow-up: talks, then the
+deal), nor two whose headlines each name someone the other article never mentions (one retailer's October
+sales and another's; an order from one airline and from another). A candidate of another product kind
+never joins: a factbox, timeline, Q&A or explainer, an "Instant
 view" of reactions and the full text of a document are separate articles from the news story whose
 paragraphs they reuse, as a wire service's headline label says ("FACTBOX:", "INSTANT VIEW-", "TEXT-").
 An article that joins none starts its own story, whose id is its own article id (`story_id`
@@ -35,8 +39,9 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
+from collections import Counter
 from dataclasses import dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
 import numpy as np
 from rensa import RMinHash
@@ -51,6 +56,7 @@ SHINGLE_WORDS = 3
 JOIN_SIMILARITY = 0.3  # joins on text alone
 HEADLINE_SIMILARITY = 0.1  # joins when the headlines also share HEADLINE_OVERLAP of their words
 HEADLINE_OVERLAP = 0.25
+HEADLINE_HOURS = 24  # the headline rule joins articles whose stated times are less than a day apart
 MIN_SHINGLES = 12  # texts shorter than this are too short to tell a version from a look-alike
 WINDOW_DAYS = 1  # a dated version is looked for this many days before and after
 BANDS, ROWS = (
@@ -59,6 +65,7 @@ BANDS, ROWS = (
 )  # LSH to and from undated articles: a pair at similarity 0.5 shares a band with p = 0.94, at 0.3 p = 0.44
 SEED = 1
 _WORD = re.compile(r"\w+")
+_NAME_WORD = re.compile(r"[^\W\d_][\w&]*")  # a word that may be a name: "Nordstrom", "S&P", "A320neo"
 _LOOKUP_CHUNK = 500
 _BACKFILL_CHUNK = 5000
 UNDATED = -(10**9)  # the day ordinal of an undated article in the candidate arrays (never within a window)
@@ -115,6 +122,50 @@ def headline_overlap(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
+def _written_capitalised(body: str) -> tuple[Counter, Counter]:
+    """How often each word (case-folded) is written capitalised and in lower case inside a sentence, where
+    capitals mark a name rather than a sentence's start."""
+    capitalised: Counter = Counter()
+    lower: Counter = Counter()
+    for found in _NAME_WORD.finditer(body):
+        before = body[: found.start()].rstrip(" \t")[-1:]
+        if before and (before.isalnum() or before in ",;)%$"):
+            word = found.group()
+            (capitalised if word[0].isupper() else lower)[word.casefold()] += 1
+    return capitalised, lower
+
+
+def headline_names(headline: Optional[str], body: Optional[str]) -> frozenset[str]:
+    """The names in a headline (case-folded): capitalised words that its own letters mark as a name (an
+    acronym, a capital inside the word), that follow the first word of a sentence-case headline, or that
+    the body writes capitalised inside its sentences. No wire slug, no function words."""
+    words = [w for w in _NAME_WORD.findall(_SLUG.sub("", headline or "")) if w.casefold() not in _HEADLINE_NOISE]
+    if not words:
+        return frozenset()
+    sentence_case = 2 * sum(w[0].islower() for w in words[1:]) >= len(words) - 1
+    capitalised, lower = _written_capitalised(body or "")
+    names = set()
+    for n, word in enumerate(words):
+        if not word[0].isupper():
+            continue
+        folded = word.casefold()
+        marked = (len(word) > 1 and word.isupper()) or any(c.isupper() for c in word[1:])
+        if marked or (sentence_case and n > 0) or capitalised[folded] > lower[folded]:
+            names.add(folded)
+    return frozenset(names)
+
+
+def text_words(headline: Optional[str], body: Optional[str]) -> frozenset[str]:
+    """Every word of an article (case-folded, as `headline_names` cuts them)."""
+    return frozenset(w.casefold() for w in _NAME_WORD.findall(f"{headline or ''}\n{body or ''}"))
+
+
+def name_each_other_unknown(a: tuple[frozenset[str], frozenset[str]], b: tuple[frozenset[str], frozenset[str]]) -> bool:
+    """Whether each of two articles, given as (headline names, text words), has a headline name that the
+    other article never mentions: two companies' or two people's news told alike."""
+    return bool(a[0] - b[1]) and bool(b[0] - a[1])
+
+
 def band_keys(sig: bytes) -> list[int]:
     """The signature's BANDS band keys, as signed 64-bit integers (SQL BIGINT)."""
     width = ROWS * 4
@@ -137,6 +188,8 @@ class NewArticle:
     day: Optional[dt.date]
     headline: Optional[str] = None
     keys: Optional[list[int]] = None  # band_keys(signature), when worked out already (in a parser process)
+    time: Optional[dt.datetime] = None  # the stated publication instant (UTC), when it has a time of day
+    body: Optional[str] = None
 
 
 def _any_undated(session: Session, before: int) -> bool:
@@ -181,6 +234,30 @@ def _store_earlier_keys(session: Session, before: int) -> None:
         last = rows[-1].id
 
 
+class _Candidate(NamedTuple):
+    story_id: Optional[int]
+    signature: bytes
+    ordinal: Optional[int]  # the day's ordinal
+    headline: Optional[str]
+    time: Optional[dt.datetime]  # the stated instant (UTC), when the article states a time of day
+
+
+_CANDIDATE_COLUMNS = (
+    Article.id, Article.story_id, Article.minhash, Article.published_day, Article.headline, Article.published,
+    Article.published_utc,
+)  # fmt: skip
+
+
+def _stated_time(published: Optional[str], utc: Optional[dt.datetime]) -> Optional[dt.datetime]:
+    """The UTC instant of a publication date that has a time of day (ISO text with a "T"), else None."""
+    return utc if published and "T" in published else None
+
+
+def _candidate(r) -> _Candidate:
+    ordinal = r.published_day.toordinal() if r.published_day else None
+    return _Candidate(r.story_id, r.minhash, ordinal, r.headline, _stated_time(r.published, r.published_utc))
+
+
 def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
     """Give the just-inserted articles of `batch` (in insert order) their stories; {article id: story id}
     for every article of the batch (its own id when it starts a story). Writes story_id and story_keys."""
@@ -192,18 +269,17 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
     keys = {a.id: a.keys if a.keys is not None else band_keys(a.signature) for a in signed}
     # Earlier articles that could be versions: those dated within the window of a dated new one, and those
     # sharing a band key with any new one (the only way to an undated article, or from one).
-    # id -> (story_id, signature, day ordinal, headline)
-    known: dict[int, tuple[Optional[int], bytes, Optional[int], Optional[str]]] = {}
+    known: dict[int, _Candidate] = {}
     days = sorted({a.day + dt.timedelta(days=k) for a in signed if a.day for k in range(-WINDOW_DAYS, WINDOW_DAYS + 1)})
     for start in range(0, len(days), _LOOKUP_CHUNK):
         for r in session.execute(
-            select(Article.id, Article.story_id, Article.minhash, Article.published_day, Article.headline).where(
+            select(*_CANDIDATE_COLUMNS).where(
                 Article.published_day.in_(days[start : start + _LOOKUP_CHUNK]),
                 Article.minhash.is_not(None),
                 Article.id < first_new,
             )
         ):
-            known[r.id] = (r.story_id, r.minhash, r.published_day.toordinal(), r.headline)
+            known[r.id] = _candidate(r)
     # Band keys: an undated new article looks for every holder of its keys; a dated one only for undated
     # holders (dated ones it finds by day), which keeps the rows read small when boilerplate makes a key
     # common.
@@ -228,11 +304,9 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
     missing = sorted({i for found in holders.values() for i in found} - known.keys())
     for start in range(0, len(missing), _LOOKUP_CHUNK):
         for r in session.execute(
-            select(Article.id, Article.story_id, Article.minhash, Article.published_day, Article.headline).where(
-                Article.id.in_(missing[start : start + _LOOKUP_CHUNK])
-            )
+            select(*_CANDIDATE_COLUMNS).where(Article.id.in_(missing[start : start + _LOOKUP_CHUNK]))
         ):
-            known[r.id] = (r.story_id, r.minhash, r.published_day.toordinal() if r.published_day else None, r.headline)
+            known[r.id] = _candidate(r)
 
     # Candidates in arrays, the new articles appended as they are assigned (each is a candidate for the
     # rest of the batch): ids, day ordinals (UNDATED for none) and signatures, one row each.
@@ -242,13 +316,15 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
     matrix = np.zeros((size, NUM_PERM), dtype="<u4")
     story_of: dict[int, int] = {}
     headlines: list[Optional[str]] = []
-    for n, (other, (story, sig, ordinal, headline)) in enumerate(known.items()):
+    times: list[Optional[dt.datetime]] = []
+    for n, (other, c) in enumerate(known.items()):
         ids[n] = other
-        matrix[n] = np.frombuffer(sig, "<u4")
-        if ordinal is not None:
-            ordinals[n] = ordinal
-        story_of[other] = story or other
-        headlines.append(headline)
+        matrix[n] = np.frombuffer(c.signature, "<u4")
+        if c.ordinal is not None:
+            ordinals[n] = c.ordinal
+        story_of[other] = c.story_id or other
+        headlines.append(c.headline)
+        times.append(c.time)
     count = len(known)
     position_of = {int(other): n for n, other in enumerate(ids[:count])}
     words: dict[int, frozenset[str]] = {}  # headline words by row, worked out when a candidate needs them
@@ -263,6 +339,26 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
         if row not in kinds:
             kinds[row] = headline_kind(headlines[row])
         return kinds[row]
+
+    names: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # (headline names, text words) by article id
+    bodies = {a.id: a.body for a in batch if a.body is not None}
+
+    def names_of(article_id: int, headline: Optional[str]) -> tuple[frozenset[str], frozenset[str]]:
+        if article_id not in names:
+            body = bodies.get(article_id)
+            if body is None:  # an earlier article's body, read only for a candidate of the headline rule
+                body = session.execute(select(Article.body).where(Article.id == article_id)).scalar() or ""
+            names[article_id] = (headline_names(headline, body), text_words(headline, body))
+        return names[article_id]
+
+    def headline_rule_joins(article: NewArticle, row: int) -> bool:
+        """Whether the headline rule joins a candidate whose headline shares enough words: not a day or more
+        apart, and not two headlines each naming someone the other article never mentions."""
+        if article.time is not None and times[row] is not None:
+            if abs((article.time - times[row]).total_seconds()) >= HEADLINE_HOURS * 3600:
+                return False
+        other = int(ids[row])
+        return not name_each_other_unknown(names_of(article.id, article.headline), names_of(other, headlines[row]))
 
     joined: dict[int, int] = {}
     for article in signed:
@@ -294,7 +390,9 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
                 row = int(near[position])
                 if kind_of(row) != my_kind:
                     continue
-                if share >= JOIN_SIMILARITY or headline_overlap(mine, headline_of(row)) >= HEADLINE_OVERLAP:
+                if share >= JOIN_SIMILARITY or (
+                    headline_overlap(mine, headline_of(row)) >= HEADLINE_OVERLAP and headline_rule_joins(article, row)
+                ):
                     best = int(ids[row])
                     break
         if best is not None:
@@ -305,6 +403,7 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
         if day is not None:
             ordinals[count] = day
         headlines.append(article.headline)
+        times.append(article.time)
         story_of[article.id] = stories[article.id]
         position_of[article.id] = count
         count += 1

@@ -299,3 +299,75 @@ def test_a_rewrite_that_keeps_little_text_joins_by_its_headline_and_a_report_quo
     story = stories_by_headline(migrated)
     assert story[REWRITE["headline"]] == story[FIRST["headline"]]
     assert story[MARKET_REPORT["headline"]] != story[FIRST["headline"]]
+
+
+def _monthly_sales(company: str, city: str, fell: str, expected: str, more: str) -> dict:
+    return {
+        "headline": f"{company} October same-store sales fall {fell} percent",
+        "date": "2026-11-05T16:40:00-05:00",
+        "source": "Reuters",
+        "body": "\n\n".join(
+            [
+                f"{city} (Reuters) - Clothing retailer {company} said on Thursday that sales at stores open at "
+                f"least a year fell {fell} percent in October.",
+                f"Analysts, on average, were expecting same-store sales to rise {expected} percent, according to "
+                "Reuters Estimates.",
+                more,
+            ]
+        ),
+    }
+
+
+def test_the_headline_rule_does_not_join_the_next_days_follow_up_or_another_companys_news_told_alike(
+    migrated, tmp_path
+):
+    """Headlines in the same words are not enough a day later (the next day's development is new news) or
+    when each names a company the other article never mentions (two retailers' monthly sales)."""
+    next_day = dict(
+        REWRITE,
+        headline="German steelmaker's plan to cut 3,000 jobs: union calls strike",
+        date="2026-03-04T18:05:00+01:00",
+        body=REWRITE["body"].replace("on Tuesday", "on Wednesday"),
+    )
+    first = signature(FIRST["headline"], FIRST["body"])
+    assert 0.1 <= similarity(first, signature(next_day["headline"], next_day["body"])) < 0.3
+    one = _monthly_sales(
+        "Halvorsen",
+        "OSLO",
+        "4.2",
+        "1.4",
+        "The chain blamed weak demand for its own-brand knitwear and said it would close nine loss-making stores "
+        "in Sweden by March, while its online sales rose for a sixth straight month.",
+    )
+    other = _monthly_sales(
+        "Brekke",
+        "BERGEN",
+        "2.4",
+        "1.1",
+        "Warm weather kept shoppers away from winter coats, the department store group said, adding that "
+        "bookings for its December loyalty event were running ahead of last year.",
+    )
+    assert 0.1 <= similarity(signature(one["headline"], one["body"]), signature(other["headline"], other["body"])) < 0.3
+    ingest(migrated, tmp_path, "later", [FIRST, next_day, one, other])
+    story = stories_by_headline(migrated)
+    assert story[next_day["headline"]] != story[FIRST["headline"]]
+    assert story[one["headline"]] != story[other["headline"]]
+    # A rewrite of one company's sales story still joins it by its headline (as REWRITE joins FIRST hours
+    # later in the test above).
+    update = dict(one, headline="UPDATE 1-Halvorsen October same-store sales fall 4.2 pct; shares drop")
+    update["body"] = "\n\n".join(
+        [
+            "OSLO (Reuters) - Shares of Halvorsen fell 6 percent after the bell on Thursday as the clothing "
+            "retailer said sales at stores open at least a year dropped 4.2 percent last month, missing forecasts.",
+            one["body"].split("\n\n")[2],
+            "Chief executive Ingrid Lie said the chain would cut prices on knitwear before Christmas and hold "
+            "back spring orders until stocks were lower, a step analysts at Nordea called overdue.",
+            "The retailer, which has 140 stores across the Nordic countries, will report third-quarter results on "
+            "November 19, when it is expected to update its full-year margin target.",
+        ]
+    )
+    assert (
+        0.1 <= similarity(signature(one["headline"], one["body"]), signature(update["headline"], update["body"])) < 0.3
+    )
+    ingest(migrated, tmp_path, "hours", [update])
+    assert stories_by_headline(migrated)[update["headline"]] == story[one["headline"]]

@@ -4,7 +4,7 @@ The population is every pair of Reuters articles dated (by the day in their URL)
 whose MinHash similarity, by the ingester's own `ingest.stories.signature` of the record's title and body,
 is at least 0.1. It is cut into the strata of the first sample (0.1-0.2, 0.2-0.3, 0.3-0.4, 0.4-0.5,
 0.5-0.7, 0.7-1.0) and a seeded random draw of `--per` pairs per stratum is written, leaving out pairs
-already in the first sample, with the stratum's population size. The pairs are written without labels:
+already in an earlier sample, with the stratum's population size. The pairs are written without labels:
 the reader sees only the two articles (`--show` prints them without their similarity), so the label cannot
 lean on the prediction.
 
@@ -26,7 +26,7 @@ import numpy as np
 from ingest.stories import signature
 
 from ..common import require_corpus, reuters_lines
-from .measure import SAMPLE
+from .measure import SAMPLES
 
 STRATA = ((0.1, 0.2), (0.2, 0.3), (0.3, 0.4), (0.4, 0.5), (0.5, 0.7), (0.7, 1.01))
 DEFAULT_PER = {"0.1-0.2": 60, "0.2-0.3": 40, "0.3-0.4": 25, "0.4-0.5": 20, "0.5-0.7": 15, "0.7-1.0": 15}
@@ -97,7 +97,12 @@ def main(argv: list[str] | None = None) -> int:
         show(args.show, first, last)
         return 0
     per = DEFAULT_PER | {k: int(v) for k, v in (item.split("=") for item in args.per)}
-    judged = {frozenset((p["a"], p["b"])) for p in map(json.loads, SAMPLE.read_text(encoding="utf-8").splitlines())}
+    judged = {
+        frozenset((p["a"], p["b"]))
+        for path in SAMPLES
+        if path.exists()
+        for p in map(json.loads, path.read_text(encoding="utf-8").splitlines())
+    }
     strata = population(records())
     rng = random.Random(args.seed)
     out = []
