@@ -25,13 +25,14 @@ second. The headline rule has two exceptions, for the other day's news told in t
 not join two articles stated HEADLINE_HOURS or more apart (the next day's follow-up: talks, then the
 deal), nor two whose headlines each name someone the other article never mentions (one retailer's October
 sales and another's; an order from one airline and from another). A candidate of another product kind
-never joins: a factbox, timeline, Q&A or explainer, an "Instant
-view" of reactions and the full text of a document are separate articles from the news story whose
-paragraphs they reuse, as a wire service's headline label says ("FACTBOX:", "INSTANT VIEW-", "TEXT-").
-An article that joins none starts its own story, whose id is its own article id (`story_id`
-stays NULL). Story ids live in SQL, so `reindex` keeps them, and ingesting the same files again in the
-same order gives the same stories. The constants were chosen on Reuters pairs read by hand, and checked
-on a second sample of pairs they were not chosen on (bench/stories/, BENCHMARKS.md).
+never joins: a factbox, timeline or chronology, Q&A, explainer, scenarios or profile ("NEWSMAKER"), an
+"Instant view" or "Analysts' view" of reactions and the full text of a document or a table are separate
+articles from the news story whose paragraphs they reuse, as a wire service's headline label says
+("FACTBOX:", "INSTANT VIEW 2-", "TEXT-"). An article that joins none starts its own story, whose id is its
+own article id (`story_id` stays NULL). Story ids live in SQL, so `reindex` keeps them, and ingesting the
+same files again in the same order gives the same stories. The constants were chosen on Reuters pairs
+read by hand and checked on samples of pairs they were not chosen on; the headline rule's exceptions
+were chosen on the second sample's errors and checked on a third (bench/stories/, BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -77,16 +78,22 @@ _HEADLINE_NOISE = frozenset(STOP_WORDS) | {
     "exclusive", "highlights", "factfile", "explainer", "says", "said", "say", "new", "after", "over", "more",
     "than", "s",
 }  # fmt: skip
-# Headline labels of wire products that are separate articles from the news story they draw on.
+# Headline labels of wire products that are separate articles from the news story they draw on; a label
+# may be numbered ("INSTANT VIEW 2:") or follow an update slug.
 _KINDS = {
-    "factbox": "background", "factfile": "background", "timeline": "background", "qa": "background",
-    "explainer": "background", "instantview": "reactions", "text": "document",
+    "factbox": "background", "factfile": "background", "timeline": "background", "chronology": "background",
+    "qa": "background", "explainer": "background", "scenarios": "background", "newsmaker": "background",
+    "instantview": "reactions", "analystview": "reactions", "analystsview": "reactions",
+    "text": "document", "table": "document",
 }  # fmt: skip
 _KIND = re.compile(
     r"^\s*(?:(?:update|refile|corrected|rpt)\s*\d*\s*[-:]+\s*)*"
-    r"(fact\s?box|fact\s?file|timeline|q\s?[+&]\s?a|explainer|instant\s+view|text)\s*[-:]",
+    r"(fact\s?box|fact\s?file|timeline|chronology|q\s?[+&]\s?a|explainer|scenarios|newsmaker|instant\s+view|"
+    r"analysts?'?\s+view|text|table)\s*\d*\s*[-:]",
     re.IGNORECASE,
 )
+# An attribution at a headline's end ("...: source", "... -NYT"): who reported it, not whom it is about.
+_ATTRIBUTION = re.compile(r"\s*(?::|\s-)\s*[^:]{1,30}$")
 
 
 def shingles(text: str) -> list[str]:
@@ -138,8 +145,10 @@ def _written_capitalised(body: str) -> tuple[Counter, Counter]:
 def headline_names(headline: Optional[str], body: Optional[str]) -> frozenset[str]:
     """The names in a headline (case-folded): capitalised words that its own letters mark as a name (an
     acronym, a capital inside the word), that follow the first word of a sentence-case headline, or that
-    the body writes capitalised inside its sentences. No wire slug, no function words."""
-    words = [w for w in _NAME_WORD.findall(_SLUG.sub("", headline or "")) if w.casefold() not in _HEADLINE_NOISE]
+    the body writes capitalised inside its sentences. No wire slug, no attribution at the end ("...: TV"),
+    no function words."""
+    text = _ATTRIBUTION.sub("", _SLUG.sub("", headline or ""))
+    words = [w for w in _NAME_WORD.findall(text) if w.casefold() not in _HEADLINE_NOISE]
     if not words:
         return frozenset()
     sentence_case = 2 * sum(w[0].islower() for w in words[1:]) >= len(words) - 1

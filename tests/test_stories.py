@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from ingest.indexing import reindex
 from ingest.pipeline import Ingester
-from ingest.stories import band_keys, signature, similarity
+from ingest.stories import band_keys, headline_kind, signature, similarity
 from search.index import ArchiveIndex
 from store.db import make_engine, make_sessionmaker, upgrade
 from store.models import Article, StoryKey
@@ -371,3 +371,21 @@ def test_the_headline_rule_does_not_join_the_next_days_follow_up_or_another_comp
     )
     ingest(migrated, tmp_path, "hours", [update])
     assert stories_by_headline(migrated)[update["headline"]] == story[one["headline"]]
+
+
+@pytest.mark.parametrize(
+    ("headline", "kind"),
+    [
+        ("INSTANT VIEW 2: Consumer confidence 88.6 in December", "reactions"),
+        ("Analysts' view: Fed holds rates", "reactions"),
+        ("UPDATE 1-FACTBOX-Germany's steel industry", "background"),
+        ("CHRONOLOGY: Key dates in the bank's rescue", "background"),
+        ("SCENARIOS: Where Washington stands on the bailout", "background"),
+        ("TEXT-Fed statement after its meeting", "document"),
+        ("Timeline of events puzzles investors", ""),
+        ("Tablet sales rise in third quarter", ""),
+        ("UPDATE 2-German steelmaker to cut 3,000 jobs", ""),
+    ],
+)
+def test_a_wire_products_label_is_read_numbered_after_an_update_slug_and_not_from_an_ordinary_word(headline, kind):
+    assert headline_kind(headline) == kind

@@ -42,7 +42,7 @@ from store.models import Article
 from ..common import CORPUS, REUTERS, ROOT, machine, newsarchive, require_corpus, today, update_benchmarks
 
 SAMPLE = Path(__file__).with_name("judged-pairs.jsonl")
-SAMPLES = (SAMPLE, Path(__file__).with_name("judged-pairs-2.jsonl"))
+SAMPLES = (SAMPLE, Path(__file__).with_name("judged-pairs-2.jsonl"), Path(__file__).with_name("judged-pairs-3.jsonl"))
 BOOTSTRAP_ROUNDS = 2000
 
 
