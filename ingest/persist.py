@@ -14,7 +14,7 @@ from search.schema import CaptionFields, IndexDocument
 from store.models import Article, Caption, Place, Source, article_places, utcnow
 
 from .records import ArticleData
-from .stories import NewArticle, _stated_time, assign_stories
+from .stories import NewArticle, assign_stories, stated_time
 
 MAX_HEADLINE_CHARS = 2000
 STATUSES = ("usable", "superseded", "withdrawn")  # searched; an older version kept as history; killed
@@ -138,7 +138,7 @@ class ArticleStore:
                     row["published_day"],
                     row["headline"],
                     a.story_keys,
-                    time=_stated_time(row["published"], row["published_utc"]),
+                    time=stated_time(row["published"], row["published_utc"], row["date_inferred"]),
                     body=row["body"],
                 )
                 for i, row, (_, a) in zip(ids, rows, fresh, strict=True)

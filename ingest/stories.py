@@ -135,8 +135,10 @@ def _written_capitalised(body: str) -> tuple[Counter, Counter]:
     capitalised: Counter = Counter()
     lower: Counter = Counter()
     for found in _NAME_WORD.finditer(body):
-        before = body[: found.start()].rstrip(" \t")[-1:]
-        if before and (before.isalnum() or before in ",;)%$"):
+        i = found.start() - 1
+        while i >= 0 and body[i] in " \t":
+            i -= 1
+        if i >= 0 and (body[i].isalnum() or body[i] in ",;)%$"):
             word = found.group()
             (capitalised if word[0].isupper() else lower)[word.casefold()] += 1
     return capitalised, lower
@@ -253,18 +255,21 @@ class _Candidate(NamedTuple):
 
 _CANDIDATE_COLUMNS = (
     Article.id, Article.story_id, Article.minhash, Article.published_day, Article.headline, Article.published,
-    Article.published_utc,
+    Article.published_utc, Article.date_inferred,
 )  # fmt: skip
 
 
-def _stated_time(published: Optional[str], utc: Optional[dt.datetime]) -> Optional[dt.datetime]:
-    """The UTC instant of a publication date that has a time of day (ISO text with a "T"), else None."""
-    return utc if published and "T" in published else None
+def stated_time(published: Optional[str], utc: Optional[dt.datetime], inferred: bool) -> Optional[dt.datetime]:
+    """The UTC instant of a publication date that the article states with a time of day (ISO text with a
+    "T"), else None: a bare date or one inferred (a web archive's capture time) says nothing of the hour."""
+    return utc if published and "T" in published and not inferred else None
 
 
 def _candidate(r) -> _Candidate:
     ordinal = r.published_day.toordinal() if r.published_day else None
-    return _Candidate(r.story_id, r.minhash, ordinal, r.headline, _stated_time(r.published, r.published_utc))
+    return _Candidate(
+        r.story_id, r.minhash, ordinal, r.headline, stated_time(r.published, r.published_utc, r.date_inferred)
+    )
 
 
 def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
