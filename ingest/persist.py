@@ -121,6 +121,7 @@ class ArticleStore:
                     "ingested_at": now,
                     "indexed": False,
                     "minhash": a.story_signature,
+                    "shingles": a.story_shingles,
                     "identity": a.identity,
                     "version": a.version,
                     "version_time": _utc(a.version_time),
@@ -140,6 +141,7 @@ class ArticleStore:
                     a.story_keys,
                     time=stated_time(row["published"], row["published_utc"], row["date_inferred"]),
                     body=row["body"],
+                    shingles=row["shingles"],
                 )
                 for i, row, (_, a) in zip(ids, rows, fresh, strict=True)
             ],

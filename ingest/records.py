@@ -58,6 +58,7 @@ class ArticleData:
     _digest: Optional[str] = field(default=None, repr=False, compare=False)
     _published: Optional[tuple] = field(default=None, repr=False, compare=False)
     _signature: Optional[bytes] = field(default=None, repr=False, compare=False)
+    _shingles: int = field(default=0, repr=False, compare=False)
     _band_keys: Optional[list[int]] = field(default=None, repr=False, compare=False)
 
     @property
@@ -77,7 +78,7 @@ class ArticleData:
             place.name = safe_text(place.name)
         self._digest = self._compute_digest()
         self._published = self._compute_published()
-        self._signature = stories.signature(self.headline, self.body)
+        self._signature, self._shingles = stories.sign(self.headline, self.body)
         self._band_keys = stories.band_keys(self._signature) if self._signature is not None else None
         return self
 
@@ -85,6 +86,14 @@ class ArticleData:
     def story_signature(self) -> Optional[bytes]:
         """The MinHash signature that finds the other versions of this story (None for a very short text)."""
         return self._signature if self._digest is not None else stories.signature(self.headline, self.body)
+
+    @property
+    def story_shingles(self) -> Optional[int]:
+        """How many distinct word shingles the signature summarises (None without a signature)."""
+        signature, count = (
+            (self._signature, self._shingles) if self._digest is not None else stories.sign(self.headline, self.body)
+        )
+        return count if signature is not None else None
 
     @property
     def story_keys(self) -> Optional[list[int]]:

@@ -16,23 +16,29 @@ A new article is compared with the articles it could be a version of:
   kept in `story_keys`); a dated article also looks there for undated ones. A wholly dated archive keeps
   no keys (they would only cost ingest time): the first undated article writes the keys of every dated
   one stored before it, and from then on every article's keys are kept.
-The most similar candidate that joins gives the article its story: a candidate joins at JOIN_SIMILARITY
-or above on the text alone, or at HEADLINE_SIMILARITY or above when the two headlines also share
-HEADLINE_OVERLAP of their words (wire slugs such as "UPDATE 2-" and function words left out). Text alone
-cannot tell a write-through rewritten from the top (a fifth of its shingles shared) from the same day's
-market report quoting one of its paragraphs; the headline names the story in the first and not in the
-second. The headline rule has two exceptions, for the other day's news told in the same words: it does
-not join two articles stated HEADLINE_HOURS or more apart (the next day's follow-up: talks, then the
-deal), nor two whose headlines each name someone the other article never mentions (one retailer's October
-sales and another's; an order from one airline and from another). A candidate of another product kind
-never joins: a factbox, timeline or chronology, Q&A, explainer, scenarios or profile ("NEWSMAKER"), an
-"Instant view" or "Analysts' view" of reactions and the full text of a document or a table are separate
-articles from the news story whose paragraphs they reuse, as a wire service's headline label says
-("FACTBOX:", "INSTANT VIEW 2-", "TEXT-"). An article that joins none starts its own story, whose id is its
-own article id (`story_id` stays NULL). Story ids live in SQL, so `reindex` keeps them, and ingesting the
-same files again in the same order gives the same stories. The constants were chosen on Reuters pairs
-read by hand and checked on samples of pairs they were not chosen on; the headline rule's exceptions
-were chosen on the second sample's errors and checked on a third (bench/stories/, BENCHMARKS.md).
+The most similar candidate that joins gives the article its story. Within one news cycle (stated times
+less than NEWS_CYCLE_HOURS apart, or a time unknown) a candidate joins
+- at JOIN_SIMILARITY or above on the text alone;
+- at HEADLINE_SIMILARITY or above when the two headlines also share HEADLINE_OVERLAP of their words (wire
+  slugs such as "UPDATE 2-" and function words left out). Text alone cannot tell a write-through
+  rewritten from the top (a fifth of its shingles shared) from the same day's market report quoting one
+  of its paragraphs; the headline names the story in the first and not in the second;
+- at HEADLINE_SIMILARITY or above when the headlines share CONTAINMENT_OVERLAP of their words and the
+  longer text holds CONTAINMENT of the shorter one's shingles (estimated from the two signatures and the
+  two shingle counts): a brief and the full story written from it, whose Jaccard is low only because one
+  is short.
+The two headline rules do not join two articles whose headlines each name someone the other article
+never mentions (one retailer's October sales and another's; an order from one airline and from another).
+Articles of different news cycles join only at FAR_SIMILARITY on the text alone: the next day's news is
+told in the last day's words (talks, then the deal; a preview, then the event), while a version rewritten
+the next morning keeps most of its text. A candidate of another product kind never joins: a factbox,
+timeline or chronology, Q&A, explainer, scenarios or profile ("NEWSMAKER"), an "Instant view" or
+"Analysts' view" of reactions and the full text of a document or a table are separate articles from the
+news story whose paragraphs they reuse, as a wire service's headline label says ("FACTBOX:", "INSTANT
+VIEW 2-", "TEXT-"). An article that joins none starts its own story, whose id is its own article id
+(`story_id` stays NULL). Story ids live in SQL, so `reindex` keeps them, and ingesting the same files
+again in the same order gives the same stories. The constants were chosen on Reuters pairs read by hand
+(four samples, each rule checked on samples it was not chosen on: bench/stories/rules.py, BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -57,7 +63,10 @@ SHINGLE_WORDS = 3
 JOIN_SIMILARITY = 0.3  # joins on text alone
 HEADLINE_SIMILARITY = 0.1  # joins when the headlines also share HEADLINE_OVERLAP of their words
 HEADLINE_OVERLAP = 0.25
-HEADLINE_HOURS = 24  # the headline rule joins articles whose stated times are less than a day apart
+NEWS_CYCLE_HOURS = 18  # articles stated this far apart or more are of different news cycles
+FAR_SIMILARITY = 0.4  # joins articles of different news cycles, on text alone
+CONTAINMENT = 0.5  # joins a text whose shingles are this share of the shorter text's, within a news cycle,
+CONTAINMENT_OVERLAP = 0.1  # when the headlines share this much
 MIN_SHINGLES = 12  # texts shorter than this are too short to tell a version from a look-alike
 WINDOW_DAYS = 1  # a dated version is looked for this many days before and after
 BANDS, ROWS = (
@@ -101,15 +110,29 @@ def shingles(text: str) -> list[str]:
     return list({" ".join(words[i : i + SHINGLE_WORDS]) for i in range(len(words) - SHINGLE_WORDS + 1)})
 
 
-def signature(headline: str, body: str) -> Optional[bytes]:
-    """The MinHash signature of an article's text as NUM_PERM little-endian uint32 values, or None when the
-    text is too short to cluster."""
+def sign(headline: str, body: str) -> tuple[Optional[bytes], int]:
+    """The MinHash signature of an article's text as NUM_PERM little-endian uint32 values (None when the
+    text is too short to cluster) and the number of distinct shingles it summarises."""
     parts = shingles(f"{headline}\n{body}")
     if len(parts) < MIN_SHINGLES:
-        return None
+        return None, len(parts)
     minhash = RMinHash(num_perm=NUM_PERM, seed=SEED)
     minhash.update(parts)
-    return np.asarray(minhash.digest(), dtype="<u4").tobytes()
+    return np.asarray(minhash.digest(), dtype="<u4").tobytes(), len(parts)
+
+
+def signature(headline: str, body: str) -> Optional[bytes]:
+    """The MinHash signature of an article's text (`sign`'s first half)."""
+    return sign(headline, body)[0]
+
+
+def containment(share: float, shingles_a: Optional[int], shingles_b: Optional[int]) -> float:
+    """The share of the shorter text's shingles that the longer one holds, estimated from the signatures'
+    agreement `share` (a Jaccard estimate J): the intersection is J (|A| + |B|) / (1 + J). 0 when a count
+    is unknown."""
+    if not shingles_a or not shingles_b:
+        return 0.0
+    return min(1.0, share * (shingles_a + shingles_b) / ((1 + share) * min(shingles_a, shingles_b)))
 
 
 def headline_kind(headline: Optional[str]) -> str:
@@ -201,6 +224,7 @@ class NewArticle:
     keys: Optional[list[int]] = None  # band_keys(signature), when worked out already (in a parser process)
     time: Optional[dt.datetime] = None  # the stated publication instant (UTC), when it has a time of day
     body: Optional[str] = None
+    shingles: Optional[int] = None  # how many distinct shingles the signature summarises
 
 
 def _any_undated(session: Session, before: int) -> bool:
@@ -251,11 +275,12 @@ class _Candidate(NamedTuple):
     ordinal: Optional[int]  # the day's ordinal
     headline: Optional[str]
     time: Optional[dt.datetime]  # the stated instant (UTC), when the article states a time of day
+    shingles: Optional[int]
 
 
 _CANDIDATE_COLUMNS = (
     Article.id, Article.story_id, Article.minhash, Article.published_day, Article.headline, Article.published,
-    Article.published_utc, Article.date_inferred,
+    Article.published_utc, Article.date_inferred, Article.shingles,
 )  # fmt: skip
 
 
@@ -268,7 +293,12 @@ def stated_time(published: Optional[str], utc: Optional[dt.datetime], inferred: 
 def _candidate(r) -> _Candidate:
     ordinal = r.published_day.toordinal() if r.published_day else None
     return _Candidate(
-        r.story_id, r.minhash, ordinal, r.headline, stated_time(r.published, r.published_utc, r.date_inferred)
+        r.story_id,
+        r.minhash,
+        ordinal,
+        r.headline,
+        stated_time(r.published, r.published_utc, r.date_inferred),
+        r.shingles,
     )
 
 
@@ -331,6 +361,7 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
     story_of: dict[int, int] = {}
     headlines: list[Optional[str]] = []
     times: list[Optional[dt.datetime]] = []
+    sizes: list[Optional[int]] = []
     for n, (other, c) in enumerate(known.items()):
         ids[n] = other
         matrix[n] = np.frombuffer(c.signature, "<u4")
@@ -339,6 +370,7 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
         story_of[other] = c.story_id or other
         headlines.append(c.headline)
         times.append(c.time)
+        sizes.append(c.shingles)
     count = len(known)
     position_of = {int(other): n for n, other in enumerate(ids[:count])}
     words: dict[int, frozenset[str]] = {}  # headline words by row, worked out when a candidate needs them
@@ -365,12 +397,22 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
             names[article_id] = (headline_names(headline, body), text_words(headline, body))
         return names[article_id]
 
-    def headline_rule_joins(article: NewArticle, row: int) -> bool:
-        """Whether the headline rule joins a candidate whose headline shares enough words: not a day or more
-        apart, and not two headlines each naming someone the other article never mentions."""
-        if article.time is not None and times[row] is not None:
-            if abs((article.time - times[row]).total_seconds()) >= HEADLINE_HOURS * 3600:
-                return False
+    def joins(article: NewArticle, mine: frozenset[str], row: int, share: float) -> bool:
+        """Whether a candidate of the article's kind at signature agreement `share` is a version of it: by
+        text alone, or, within one news cycle, by some text and the headline (shared headline words, or a
+        few and most of the shorter text), unless each headline names someone the other article never
+        mentions."""
+        apart = article.time is not None and times[row] is not None
+        apart = apart and abs((article.time - times[row]).total_seconds()) >= NEWS_CYCLE_HOURS * 3600
+        if share >= (FAR_SIMILARITY if apart else JOIN_SIMILARITY):
+            return True
+        if apart:
+            return False
+        overlap = headline_overlap(mine, headline_of(row))
+        if overlap < HEADLINE_OVERLAP and (
+            overlap < CONTAINMENT_OVERLAP or containment(share, article.shingles, sizes[row]) < CONTAINMENT
+        ):
+            return False
         other = int(ids[row])
         return not name_each_other_unknown(names_of(article.id, article.headline), names_of(other, headlines[row]))
 
@@ -404,9 +446,7 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
                 row = int(near[position])
                 if kind_of(row) != my_kind:
                     continue
-                if share >= JOIN_SIMILARITY or (
-                    headline_overlap(mine, headline_of(row)) >= HEADLINE_OVERLAP and headline_rule_joins(article, row)
-                ):
+                if joins(article, mine, row, share):
                     best = int(ids[row])
                     break
         if best is not None:
@@ -418,6 +458,7 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
             ordinals[count] = day
         headlines.append(article.headline)
         times.append(article.time)
+        sizes.append(article.shingles)
         story_of[article.id] = stories[article.id]
         position_of[article.id] = count
         count += 1

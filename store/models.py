@@ -119,6 +119,7 @@ class Article(Base):
     # article itself; and the MinHash signature its later versions are compared with.
     story_id: Mapped[Optional[int]] = mapped_column(Integer, index=True)
     minhash: Mapped[Optional[bytes]] = mapped_column(LargeBinary)
+    shingles: Mapped[Optional[int]] = mapped_column(Integer)  # distinct word shingles the minhash summarises
 
     source: Mapped[Optional[Source]] = relationship(lazy="joined")
     captions: Mapped[list["Caption"]] = relationship(

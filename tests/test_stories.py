@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from ingest.indexing import reindex
 from ingest.pipeline import Ingester
-from ingest.stories import band_keys, headline_kind, signature, similarity
+from ingest.stories import band_keys, containment, headline_kind, sign, signature, similarity
 from search.index import ArchiveIndex
 from store.db import make_engine, make_sessionmaker, upgrade
 from store.models import Article, StoryKey
@@ -371,6 +371,106 @@ def test_the_headline_rule_does_not_join_the_next_days_follow_up_or_another_comp
     )
     ingest(migrated, tmp_path, "hours", [update])
     assert stories_by_headline(migrated)[update["headline"]] == story[one["headline"]]
+
+
+BRIEF = {  # a first take: the lead alone
+    "headline": "Ruhr steelmaker to cut 3,000 jobs, close two furnaces",
+    "date": "2026-03-03T08:02:00+01:00",
+    "source": "Reuters",
+    "body": LEAD,
+}
+FULL_STORY = {  # the full story written from it hours later: the lead kept, four times as much text around it
+    "headline": "UPDATE 2-Ruhr steelmaker's job cuts anger union; shares slide",
+    "date": "2026-03-03T15:25:00+01:00",
+    "source": "Reuters",
+    "body": "\n\n".join(
+        [
+            LEAD,
+            *REST,
+            "IG Metall called a rally outside the company's headquarters in Duisburg for Thursday and said it "
+            "would fight any compulsory redundancies, accusing management of cutting its way out of a crisis it "
+            "had made.",
+            "The state government of North Rhine-Westphalia said it would ask the company to keep at least one "
+            "of the furnaces on standby, and economy minister Jonas Reuter said he would meet the board next week.",
+            "Rival steelmakers in Austria and the Netherlands have announced similar cuts this year, as Chinese "
+            "exports of flat steel to Europe hit a record and orders from carmakers fell for a fifth straight "
+            "quarter.",
+        ]
+    ),
+}
+MIDCAPS = {  # the day's market report, quoting the whole brief among its own paragraphs
+    "headline": "MIDCAPS-German mid-sized stocks fall; Keller's group leads losers",
+    "date": "2026-03-03T17:40:00+01:00",
+    "source": "Reuters",
+    "body": "\n\n".join(
+        [
+            "FRANKFURT (Reuters) - German mid-sized stocks fell on Tuesday, with industrial names the biggest "
+            "losers after a run of weak quarterly reports and a profit warning from a machinery maker in Stuttgart.",
+            LEAD.replace("FRANKFURT (Reuters) - ", ""),
+            "Chemicals makers also fell, with traders citing worries about energy costs next winter, while "
+            "exporters held steady as the euro eased against the dollar for a third day.",
+            "The MDAX closed 1.1 percent lower and the SDAX of smaller companies lost 0.8 percent, while the "
+            "blue-chip DAX ended flat, supported by gains in software and insurance shares.",
+            "Among the few gainers, a Hamburg port operator rose 2.3 percent after it reported record container "
+            "volumes for February and said it expected traffic from Asia to keep growing through the spring.",
+            "Dealers said volumes were thin ahead of Wednesday's services surveys and U.S. jobs data at the end of "
+            "the week, which investors will watch for clues to the path of interest rates on both sides of the "
+            "Atlantic.",
+        ]
+    ),
+}
+
+
+def test_a_brief_joins_the_full_story_that_holds_it_and_not_a_market_report_that_quotes_it(migrated, tmp_path):
+    """Jaccard is low between a brief and the full story around it only because one text is short; what the
+    longer text holds of the shorter is high. The headline tells the full story (one shared name) from the
+    day's market report (no shared word), which holds the brief as wholly."""
+    (brief, brief_size), (full, full_size), (report, report_size) = (
+        sign(a["headline"], a["body"]) for a in (BRIEF, FULL_STORY, MIDCAPS)
+    )
+    for other, size in ((full, full_size), (report, report_size)):
+        share = similarity(brief, other)
+        assert 0.1 <= share < 0.3  # too little text shared to join on its own
+        assert containment(share, brief_size, size) >= 0.8  # yet most of the brief is in it
+    ingest(migrated, tmp_path, "day", [BRIEF, MIDCAPS, FULL_STORY])
+    story = stories_by_headline(migrated)
+    assert story[FULL_STORY["headline"]] == story[BRIEF["headline"]]
+    assert story[MIDCAPS["headline"]] != story[BRIEF["headline"]]
+    assert story[MIDCAPS["headline"]] != story[FULL_STORY["headline"]]
+
+
+NEXT_MORNING = {  # the next development, told over the last day's text
+    "headline": "Union calls strike at German steelmaker over 3,000 job cuts",
+    "source": "Reuters",
+    "body": "\n\n".join(
+        [
+            "FRANKFURT (Reuters) - The IG Metall union called a 24-hour strike at Germany's biggest steelmaker "
+            "for Friday, a day after the company said it would close two blast furnaces and cut 3,000 jobs.",
+            LEAD.replace("FRANKFURT (Reuters) - ", ""),
+            REST[0],
+            "The union said workers at the two furnaces in Duisburg and Bochum would down tools from the early "
+            "shift, and that it expected staff at the group's rolling mills to join them in solidarity.",
+            "Management said the strike was illegal while talks on a social plan had not yet begun and that it "
+            "would ask a labour court in Duesseldorf to stop it.",
+        ]
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("date", "joins"),
+    [("2026-03-04T05:40:00+01:00", False), ("2026-03-03T12:40:00+01:00", True)],
+    ids=["20 hours later", "3 hours later"],
+)
+def test_text_shared_across_news_cycles_needs_more_to_join(migrated, tmp_path, date, joins):
+    """A third of the text in common joins two articles of one news cycle, not an article and the next
+    morning's news told over it."""
+    later = dict(NEXT_MORNING, date=date)
+    share = similarity(signature(FIRST["headline"], FIRST["body"]), signature(later["headline"], later["body"]))
+    assert 0.3 <= share < 0.4
+    ingest(migrated, tmp_path, "cycle", [FIRST, later])
+    story = stories_by_headline(migrated)
+    assert (story[later["headline"]] == story[FIRST["headline"]]) is joins
 
 
 @pytest.mark.parametrize(
