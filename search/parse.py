@@ -5,8 +5,10 @@ The rules (the README's "Query language" section says the same for users):
   dropped, Porter-stemmed), and each searches the headline, body, captions and credits, with the field
   weights below. A stop word ("the", "of") is never a required term. Bare words are what the searcher
   may relax from "all words" to "most words" (search/query.py).
-- `"a phrase"`, `field:term`, `field:"a phrase"`, `+word` and wildcards (`kob*`, `ref?gee`) are required
-  and never relaxed; `-word` (or `-"phrase"`, `-field:term`) excludes.
+- `"a phrase"`, `field:term`, `field:"a phrase"`, `+word` and wildcards (`kob*`, `wom?n`) are required
+  and never relaxed; `-word` (or `-"phrase"`, `-field:term`) excludes. A `?` is a wildcard only inside a
+  word: at a word's end ("is the dollar falling?") it is a question mark. Wildcards match the indexed
+  (stemmed) words, so `refug*` finds "refugees" and `ref?gees` does not (it is indexed as "refuge").
 - `AND`, `OR` and `NOT` in capitals, with brackets, make a boolean query that is taken exactly as written
   (AND binds tighter than OR; words side by side are AND'ed). In a query with no lower-case letter at all
   (a pasted all-caps headline) they are ordinary words.
@@ -76,6 +78,7 @@ _CHUNK = re.compile(r'[^\s"()]+')
 # A URL: with a scheme, starting www., or a host name with a dot followed by a path ("bbc.co.uk/news/...").
 _URL = re.compile(r"^(?:(?:https?|ftp)://|www\.)\S+\.\S+|^(?:[a-z0-9-]+\.)+[a-z]{2,}/\S*", re.IGNORECASE)
 _FIELD = re.compile(r"^([A-Za-z_]\w*):(.*)$", re.DOTALL)
+_WILD = re.compile(r"\*|\?(?=\w)")  # a wildcard: "*" anywhere, "?" inside a word (at its end, a question mark)
 _URL_NOISE = {"html", "htm", "shtml", "php", "asp", "aspx", "jsp", "cfm", "stm", "index", "www"}
 
 
@@ -264,7 +267,7 @@ class _Parser:
 
     def _wildcard(self, chunk: _Chunk, fieldname: Optional[str]) -> Optional[query.Query]:
         """A query for a chunk holding * or ?, or None when it is read as a plain word instead."""
-        pattern = chunk.text.lower().strip(".,;:!")
+        pattern = chunk.text.lower().strip(".,;:!?")
         head = re.split(r"[*?]", pattern)[0]
         if len(re.findall(r"\w", head)) < MIN_WILDCARD_PREFIX:
             self.notices.append(
@@ -291,7 +294,7 @@ class _Parser:
                 return query.Term("year_facet", chunk.text.strip())
             self.notices.append(f"year:{chunk.text} was ignored: a year has four digits, like year:2015")
             return None
-        if not chunk.phrase and re.search(r"[*?]", chunk.text):
+        if not chunk.phrase and _WILD.search(chunk.text):
             wild = self._wildcard(chunk, name)
             if wild is not None:
                 return wild
@@ -319,7 +322,7 @@ class _Parser:
             return self._field_query(chunk)
         if chunk.phrase:
             return self._phrase_query(chunk.text)
-        if re.search(r"[*?]", chunk.text):
+        if _WILD.search(chunk.text):
             wild = self._wildcard(chunk, None)
             if wild is not None:
                 return wild
@@ -343,7 +346,7 @@ class _Parser:
             elif chunk.fieldname == "url" and not chunk.sign and url is None and _URL.match(chunk.text):
                 url = normalise_url(chunk.text)
                 url_words = self._url_words(chunk.text)
-            elif chunk.sign == "+" or chunk.phrase or chunk.fieldname or re.search(r"[*?]", chunk.text):
+            elif chunk.sign == "+" or chunk.phrase or chunk.fieldname or _WILD.search(chunk.text):
                 q = self._required_query(chunk)
                 if q is not None:
                     required.append(q)

@@ -100,6 +100,12 @@ STORIES = [
         "source": "Reuters",
         "body": "Brent crude slipped 2 percent in London trading as traders worried about rising supply.",
     },
+    {
+        "headline": "Is the Loch Ness monster real?",
+        "date": "2018-09-05",
+        "source": "BBC News",
+        "body": "Scientists took water samples from the loch to look for the DNA of every animal living in it.",
+    },
 ]
 
 
@@ -175,6 +181,23 @@ def test_a_question_in_plain_words_returns_ranked_results(client):
     assert headlines(answer)[0] == "Bank of England raises interest rates to 5%"
 
 
+@pytest.mark.parametrize(
+    "q, first",
+    [
+        ("What did the Bank of England do about interest rates?", "Bank of England raises interest rates to 5%"),
+        ("are gas prices in the US at a record?", "Gas prices in the US hit a record"),
+        ("Is the Loch Ness monster real?", "Is the Loch Ness monster real?"),  # a pasted headline
+        ("loch ness monster??", "Is the Loch Ness monster real?"),
+    ],
+)
+def test_a_question_mark_ends_a_question_and_does_not_make_a_wildcard(client, q, first):
+    """A "?" at a word's end is how people end a question; read as a wildcard for one more letter, it made
+    "rates?" require a six-letter word and the question find nothing."""
+    answer = search(client, q)
+    assert headlines(answer)[0] == first
+    assert not answer["notices"]
+
+
 def test_all_words_first_then_most_words(client):
     both = search(client, "england bank")
     ranked = headlines(both)
@@ -220,6 +243,7 @@ def test_a_query_of_stop_words_only_says_so(client):
         ),
         ("+allotments prices", {"Interest in allotments grows as food prices rise"}),
         ("allot*", {"Interest in allotments grows as food prices rise"}),
+        ("allo?*", {"Interest in allotments grows as food prices rise"}),  # "?" inside a word: a wildcard
         ("source:kyodo", {"MINISTERS NOT READY FOR ELECTION OR REFERENDUM"}),
     ],
 )
