@@ -5,13 +5,15 @@
 The collection (bench/collection.py: every BBC article and the first Reuters chunk) is ingested into an
 archive under bench/out/relevance/ with the real `newsarchive ingest` (kept between runs; --fresh
 rebuilds it). In the same run:
-- the archive answers through `Archive.search`, the code path of /api/search;
+- the archive answers through `Archive.search`, the code path of /api/search, with every version of a story
+  listed (`collapse=false`) as the anchors list them, and again with one hit per story (the default page);
 - SQLite FTS5 indexes the archive's stored headlines and bodies (bm25, the words OR'ed), once with its
   default tokenizer and once with porter stemming;
 - plain Whoosh indexes the same text with its default analyzer and searches with `OrGroup` and its
   default BM25F.
 Known-item: for a seeded sample of stored articles, the headline pasted verbatim and 8 consecutive words
-of the body must find the article in the top 10. Judged questions (bench/relevance/questions.json,
+of the body must find the article in the top 10 (on the default page, one hit per story: the hit of its
+story, which lists the article among its versions). Judged questions (bench/relevance/questions.json,
 written and judged by reading, see its README): mean average precision over the top 100 and precision at
 10, on the development and the held-back test questions separately. `--tune` searches the field weights
 and the relaxation rule on the development questions only. Writes its section of BENCHMARKS.md.
@@ -134,11 +136,14 @@ class PlainWhoosh:
 
 
 class Ours:
-    name = "newsarchive (/api/search's code path)"
-
-    def __init__(self, home: Path) -> None:
-
+    def __init__(self, home: Path, collapse: bool = False) -> None:
         self.archive = Archive(Settings.from_env({}, home=home))
+        self.collapse = collapse
+        self.name = (
+            "newsarchive, one hit per story (the default page)"
+            if collapse
+            else "newsarchive (/api/search's code path, every version listed)"
+        )
 
     def search(self, text: str, depth: int) -> list[int]:
         """The first `depth` hits, page by page at the default page size (which decides relaxation)."""
@@ -146,7 +151,9 @@ class Ours:
         ids: list[int] = []
         page = 1
         while len(ids) < depth:
-            answer = self.archive.search(SearchRequest(q=text, page=page, facet_size=0, correct=False))
+            answer = self.archive.search(
+                SearchRequest(q=text, page=page, facet_size=0, correct=False, collapse=self.collapse)
+            )
             ids += [h["id"] for h in answer["hits"]]
             if page * answer["per_page"] >= answer["total"]:
                 break
@@ -203,15 +210,32 @@ def known_items(rows, sample: int, seed: int) -> list[tuple[int, str, str]]:
     return out
 
 
-def known_item_rates(search, items) -> tuple[float, float, list]:
+def story_ids(home: Path) -> dict[int, int]:
+    """Article id -> its story id (its own id when it starts a story)."""
+    db = sqlite3.connect(home / "newsarchive.sqlite")
+    try:
+        return dict(db.execute("SELECT id, COALESCE(story_id, id) FROM articles"))
+    finally:
+        db.close()
+
+
+def known_item_rates(search, items, story_of: dict[int, int] | None = None) -> tuple[float, float, list]:
+    """The shares of items found by their headline and by their body words; with `story_of`, an item is
+    found when a hit of its story is (a page of one hit per story lists the item under that hit)."""
+
+    def found(article_id: int, ids: list[int]) -> bool:
+        if story_of is None:
+            return article_id in ids
+        return story_of[article_id] in {story_of[i] for i in ids}
+
     misses = []
     found_h = found_b = 0
     for article_id, headline, fragment in items:
-        if article_id in search(headline):
+        if found(article_id, search(headline)):
             found_h += 1
         else:
             misses.append(("headline", article_id, headline))
-        if article_id in search(fragment):
+        if found(article_id, search(fragment)):
             found_b += 1
         else:
             misses.append(("body", article_id, fragment))
@@ -296,7 +320,8 @@ def main() -> int:
         return 0
 
     print("judged questions ...", flush=True)
-    systems = [ours, fts_porter, fts_plain, whoosh_plain]
+    collapsed = Ours(home, collapse=True)
+    systems = [ours, fts_porter, fts_plain, whoosh_plain, collapsed]
     table = []
     splits = {
         "dev": [q["id"] for q in questions if q["split"] == "dev"],
@@ -312,20 +337,21 @@ def main() -> int:
             row += [f"{mean_ap:.4f}", f"{p10:.4f}"]
         table.append(row)
         print("  " + " | ".join(row), flush=True)
-    best_test = max(float(r[1]) for r in table[1:]), max(float(r[2]) for r in table[1:])
+    best_test = max(float(r[1]) for r in table[1:-1]), max(float(r[2]) for r in table[1:-1])
     ours_test = float(table[0][1]), float(table[0][2])
     judged_pass = ours_test[0] >= best_test[0] and ours_test[1] >= best_test[1]
 
     print("known items ...", flush=True)
     items = known_items(rows, args.sample, args.seed)
     kh, kb, misses = known_item_rates(lambda t: ours.search(t, 10), items)
+    ch, cb, collapsed_misses = known_item_rates(lambda t: collapsed.search(t, 10), items, story_ids(home))
     fh, fb, _ = known_item_rates(lambda t: fts_plain.search(t, 10, "AND"), items)
     ph, pb, _ = known_item_rates(lambda t: fts_plain.search(t, 10, "OR"), items)
     wh, wb, _ = known_item_rates(lambda t: whoosh_plain.search(t, 10), items)
     if args.misses:
-        for kind, article_id, text in misses:
+        for kind, article_id, text in misses + collapsed_misses:
             print(f"  miss ({kind}) {key_of[article_id]}: {text}")
-    known_pass = kh >= 0.99 and kb >= 0.97
+    known_pass = min(kh, ch) >= 0.99 and min(kb, cb) >= 0.97
 
     weights = ", ".join(f"{k} {v:g}" for k, v in parse.FIELD_WEIGHTS.items())
     feedback = (
@@ -350,7 +376,8 @@ def main() -> int:
 Collection: every BBC article and the first Reuters chunk, ingested with `newsarchive ingest`: {len(rows):,}
 stored articles. The archive searches with field weights {weights}, {tiers}, and {feedback} (chosen on the development questions with
 `--tune`). Result: judged questions **{"pass" if judged_pass else "FAIL"}** (MAP and P@10 on the held-back
-questions at least the best anchor's), known items **{"pass" if known_pass else "FAIL"}**.
+questions, every version listed as the anchors list them, at least the best anchor's), known items
+**{"pass" if known_pass else "FAIL"}** (both ways).
 
 Judged questions: {len(questions)} natural-language questions ({len(splits["dev"])} development,
 {len(splits["test"])} held back), {n_judged:,} judgments of which {n_rel} relevant
@@ -360,11 +387,16 @@ Judged questions: {len(questions)} natural-language questions ({len(splits["dev"
 | --- | --- | --- | --- | --- |
 {judged_rows}
 
-Known items: {len(items)} stored articles (seed {args.seed}, half BBC, half Reuters); found in the top 10.
+The last row is the default page: one hit per story, its other versions behind "N versions". Each version
+is judged as an article of its own, so the versions it folds away count as relevant articles not found.
+
+Known items: {len(items)} stored articles (seed {args.seed}, half BBC, half Reuters); found in the top 10;
+on the default page, found when the hit of its story is (that hit lists it among its versions).
 
 | system | pasted headline | 8 body words |
 | --- | --- | --- |
-| newsarchive (target >= 99% / >= 97%) | **{kh:.1%}** | **{kb:.1%}** |
+| newsarchive, every version listed (target >= 99% / >= 97%) | **{kh:.1%}** | **{kb:.1%}** |
+| newsarchive, one hit per story (the default page; target the same) | **{ch:.1%}** | **{cb:.1%}** |
 | SQLite FTS5 (unicode61), words AND'ed | {fh:.1%} | {fb:.1%} |
 | SQLite FTS5 (unicode61), words OR'ed | {ph:.1%} | {pb:.1%} |
 | plain Whoosh, OrGroup | {wh:.1%} | {wb:.1%} |
