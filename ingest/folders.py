@@ -8,17 +8,17 @@ names. Defaults only fill what a file does not state itself (see `ingest.extract
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from search.languages import language_tag
+
 from .errors import InputError
 
 DEFAULTS_FILE = ".newsarchive.json"
 KEYS = ("source", "language", "timezone")
-_LANGUAGE = re.compile(r"^[a-z]{2,3}$")
 
 
 @dataclass(frozen=True)
@@ -60,10 +60,11 @@ def parse_defaults(text: str, where: str) -> FolderDefaults:
     for key, value in data.items():
         if not isinstance(value, str) or not value.strip() or len(value) > 200:
             raise InputError(f"the folder defaults file {where}: {key} must be a short text, not {value!r}")
-    language = data.get("language", "").strip().lower() or None
-    if language and not _LANGUAGE.match(language):
+    written = data.get("language", "").strip() or None
+    language = language_tag(written) if written else None
+    if written and language is None:
         raise InputError(
-            f"the folder defaults file {where}: language must be an ISO 639 code such as en, not {language!r}"
+            f"the folder defaults file {where}: language must be a language tag such as en or pt-BR, not {written!r}"
         )
     timezone = data.get("timezone", "").strip() or None
     if timezone:

@@ -142,6 +142,7 @@ class ArticleStore:
                     time=stated_time(row["published"], row["published_utc"], row["date_inferred"]),
                     body=row["body"],
                     shingles=row["shingles"],
+                    language=row["language"],
                 )
                 for i, row, (_, a) in zip(ids, rows, fresh, strict=True)
             ],

@@ -35,7 +35,9 @@ the next morning keeps most of its text. A candidate of another product kind nev
 timeline or chronology, Q&A, explainer, scenarios or profile ("NEWSMAKER"), an "Instant view" or
 "Analysts' view" of reactions and the full text of a document or a table are separate articles from the
 news story whose paragraphs they reuse, as a wire service's headline label says ("FACTBOX:", "INSTANT
-VIEW 2-", "TEXT-"). An article that joins none starts its own story, whose id is its own article id
+VIEW 2-", "TEXT-"). Articles in two different languages never join: the same names and numbers in a
+German and an English article do not make them versions of one text (a translation is a story of its
+own). An article that joins none starts its own story, whose id is its own article id
 (`story_id` stays NULL). Story ids live in SQL, so `reindex` keeps them, and ingesting the same files
 again in the same order gives the same stories. The constants were chosen on Reuters pairs read by hand
 (five samples, each rule checked on samples it was not chosen on: bench/stories/rules.py, BENCHMARKS.md).
@@ -46,7 +48,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import re
-from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple, Optional
 
@@ -56,6 +57,8 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.orm import Session
 from whoosh.analysis import STOP_WORDS
 
+from search.analysis import written_capitalised
+from search.languages import analysis, analysis_key
 from store.models import Article, StoryKey
 
 NUM_PERM = 64
@@ -142,29 +145,21 @@ def headline_kind(headline: Optional[str]) -> str:
     return _KINDS[re.sub(r"\W+", "", found.group(1).casefold())] if found else ""
 
 
-def headline_words(headline: Optional[str]) -> frozenset[str]:
-    """The words of a headline that name its story: no wire slug, no function words."""
+def headline_words(headline: Optional[str], language: Optional[str] = None) -> frozenset[str]:
+    """The words of a headline that name its story: no wire slug, no function words (English ones, and
+    the stop words of the article's `language`)."""
     text = _SLUG.sub("", headline or "")
-    return frozenset(w for w in _WORD.findall(text.casefold()) if w not in _HEADLINE_NOISE)
+    stops = analysis(analysis_key(language)).stoplist
+    return frozenset(w for w in _WORD.findall(text.casefold()) if w not in _HEADLINE_NOISE and w not in stops)
+
+
+def other_languages(a: Optional[str], b: Optional[str]) -> bool:
+    """Whether two articles' languages are both known and differ: they are never versions of one text."""
+    return bool(a and b and a != b)
 
 
 def headline_overlap(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
-
-
-def _written_capitalised(body: str) -> tuple[Counter, Counter]:
-    """How often each word (case-folded) is written capitalised and in lower case inside a sentence, where
-    capitals mark a name rather than a sentence's start."""
-    capitalised: Counter = Counter()
-    lower: Counter = Counter()
-    for found in _NAME_WORD.finditer(body):
-        i = found.start() - 1
-        while i >= 0 and body[i] in " \t":
-            i -= 1
-        if i >= 0 and (body[i].isalnum() or body[i] in ",;)%$"):
-            word = found.group()
-            (capitalised if word[0].isupper() else lower)[word.casefold()] += 1
-    return capitalised, lower
 
 
 def headline_names(headline: Optional[str], body: Optional[str]) -> frozenset[str]:
@@ -177,7 +172,7 @@ def headline_names(headline: Optional[str], body: Optional[str]) -> frozenset[st
     if not words:
         return frozenset()
     sentence_case = 2 * sum(w[0].islower() for w in words[1:]) >= len(words) - 1
-    capitalised, lower = _written_capitalised(body or "")
+    capitalised, lower = written_capitalised(body or "")
     names = set()
     for n, word in enumerate(words):
         if not word[0].isupper():
@@ -225,6 +220,7 @@ class NewArticle:
     time: Optional[dt.datetime] = None  # the stated publication instant (UTC), when it has a time of day
     body: Optional[str] = None
     shingles: Optional[int] = None  # how many distinct shingles the signature summarises
+    language: Optional[str] = None
 
 
 def _any_undated(session: Session, before: int) -> bool:
@@ -276,11 +272,12 @@ class _Candidate(NamedTuple):
     headline: Optional[str]
     time: Optional[dt.datetime]  # the stated instant (UTC), when the article states a time of day
     shingles: Optional[int]
+    language: Optional[str]
 
 
 _CANDIDATE_COLUMNS = (
     Article.id, Article.story_id, Article.minhash, Article.published_day, Article.headline, Article.published,
-    Article.published_utc, Article.date_inferred, Article.shingles,
+    Article.published_utc, Article.date_inferred, Article.shingles, Article.language,
 )  # fmt: skip
 
 
@@ -299,6 +296,7 @@ def _candidate(r) -> _Candidate:
         r.headline,
         stated_time(r.published, r.published_utc, r.date_inferred),
         r.shingles,
+        r.language,
     )
 
 
@@ -362,6 +360,7 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
     headlines: list[Optional[str]] = []
     times: list[Optional[dt.datetime]] = []
     sizes: list[Optional[int]] = []
+    languages: list[Optional[str]] = []
     for n, (other, c) in enumerate(known.items()):
         ids[n] = other
         matrix[n] = np.frombuffer(c.signature, "<u4")
@@ -371,6 +370,7 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
         headlines.append(c.headline)
         times.append(c.time)
         sizes.append(c.shingles)
+        languages.append(c.language)
     count = len(known)
     position_of = {int(other): n for n, other in enumerate(ids[:count])}
     words: dict[int, frozenset[str]] = {}  # headline words by row, worked out when a candidate needs them
@@ -378,7 +378,7 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
 
     def headline_of(row: int) -> frozenset[str]:
         if row not in words:
-            words[row] = headline_words(headlines[row])
+            words[row] = headline_words(headlines[row], languages[row])
         return words[row]
 
     def kind_of(row: int) -> str:
@@ -401,7 +401,9 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
         """Whether a candidate of the article's kind at signature agreement `share` is a version of it: by
         text alone, or, within one news cycle, by some text and the headline (shared headline words, or a
         few and most of the shorter text), unless each headline names someone the other article never
-        mentions."""
+        mentions. Never across two languages."""
+        if other_languages(article.language, languages[row]):
+            return False
         apart = article.time is not None and times[row] is not None
         apart = apart and abs((article.time - times[row]).total_seconds()) >= NEWS_CYCLE_HOURS * 3600
         if share >= (FAR_SIMILARITY if apart else JOIN_SIMILARITY):
@@ -435,7 +437,7 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
         best = None
         if near.size:
             shared = (matrix[near] == np.frombuffer(article.signature, "<u4")).mean(axis=1)
-            mine = headline_words(article.headline)
+            mine = headline_words(article.headline, article.language)
             my_kind = headline_kind(article.headline)
             # The most similar candidate of its kind that joins: by its text alone, or by some text and its
             # headline.
@@ -459,6 +461,7 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
         headlines.append(article.headline)
         times.append(article.time)
         sizes.append(article.shingles)
+        languages.append(article.language)
         story_of[article.id] = stories[article.id]
         position_of[article.id] = count
         count += 1

@@ -1,27 +1,41 @@
-"""Text analysis in one pass: the tokens of Whoosh's StemmingAnalyzer (or StandardAnalyzer), made faster.
+"""Text analysis in one pass: each article's words become index terms by its own language's rules.
 
-Whoosh's analyzers chain a tokenizer and three filters as nested generators, so every word of every
-article passes through four generator frames and a dozen attribute writes. `NewsAnalyzer` does the same
-work in one loop: the same token pattern, lower-casing, stop words with positions renumbered like
-`StopFilter`, and the same Porter stemmer behind a cache. Tests check that both produce identical tokens.
+`ArchiveAnalyzer` is the analyzer of every text field. A value to index starts with a marker naming the
+article's analysis (`mark("de", text)`; search/languages.py says what each analysis does), so one field
+holds articles of every language, each analysed as itself; a value without the marker is analysed as
+English. The stemmed fields (headline, body, captions, credits) drop the language's stop words, fold
+accents and stem; the name fields (source, place, byline, dateline) only fold and lower-case. Runs of
+Han, kana or Hangul, written without spaces between words, are indexed as overlapping pairs of characters
+(Lucene's CJK bigrams). Whoosh's own analyzers chain a tokenizer and filters as nested generators; here
+the same work is one loop, with the positions Whoosh's `StopFilter` gives (the first kept word keeps its
+place, the rest follow on).
+
+`NewsAnalyzer` is the analyzer of indexes built under schema 5 (English rules for every article, no
+folding): it stays so that such an index opens and keeps answering until `newsarchive reindex`.
+`written_names` and `accent_variants` are what the index keeps beside the terms, for corrections and for
+ranking the typed spelling first (search/schema.py).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
+from typing import Iterator, Optional
 
 from whoosh import formats
 from whoosh.analysis import STOP_WORDS, Token
 from whoosh.analysis.acore import Composable
 from whoosh.lang.porter import stem as porter_stem
 
+from .languages import DEFAULT_LANGUAGE, analysis, fold, is_cjk_char
+
 TOKEN_PATTERN = r"[\w\*]+(\.?[\w\*]+)*"  # whoosh.analysis.tokenizers.default_pattern
 _WORDS = re.compile(r"[\w\*]+(?:\.?[\w\*]+)*", re.UNICODE)  # the same, without a group, for findall
 
 
 class NewsAnalyzer(Composable):
-    """Tokenize, lower-case, drop stop words and (optionally) stem, in one loop."""
+    """Schema 5's analyzer: tokenize, lower-case, drop English stop words and (optionally) Porter-stem."""
 
     def __init__(self, stoplist=STOP_WORDS, minsize: int = 2, stemming: bool = True, cachesize: int = 100_000) -> None:
         self.stoplist = frozenset(stoplist or ())
@@ -148,8 +162,214 @@ class NewsAnalyzer(Composable):
             yield token
 
 
+MARK = "\ue000"  # a private-use character: `MARK key MARK text` names the analysis of the text after it
+
+
+def mark(key: str, text: str) -> str:
+    """`text` marked for indexing with the analysis `key` (a language's analysis_key)."""
+    return f"{MARK}{key}{MARK}{text}"
+
+
+def unmark(value: str) -> tuple[str, str]:
+    """(analysis key, text) of a marked value; an unmarked one is DEFAULT_LANGUAGE's."""
+    if value.startswith(MARK):
+        end = value.find(MARK, 1)
+        if end > 0:
+            return value[1:end], value[end + 1 :]
+    return DEFAULT_LANGUAGE, value
+
+
+def words(text: str, bigrams: bool = True) -> Iterator[tuple[str, int, int]]:
+    """(word, start, end) of each word of `text` in order; a run of Han, kana or Hangul inside a word
+    gives its overlapping pairs of characters instead (one character alone stays itself)."""
+    for match in _WORDS.finditer(text):
+        word = match.group(0)
+        start = match.start()
+        if not bigrams or word.isascii() or not any(is_cjk_char(c) for c in word):
+            yield word, start, match.end()
+            continue
+        run_start = 0
+        for i in range(1, len(word) + 1):
+            if i < len(word) and is_cjk_char(word[i]) == is_cjk_char(word[run_start]):
+                continue
+            run = word[run_start:i]
+            if not is_cjk_char(run[0]):
+                yield run, start + run_start, start + i
+            elif len(run) == 1:
+                yield run, start + run_start, start + i
+            else:
+                for j in range(len(run) - 1):
+                    yield run[j : j + 2], start + run_start + j, start + run_start + j + 2
+            run_start = i
+
+
+class ArchiveAnalyzer(Composable):
+    """The analyzer of every text field: `stemming` fields analyse each value by the language its marker
+    names (stop words, folding, stemming); the others fold and lower-case every word. See the module's
+    docstring."""
+
+    def __init__(self, stemming: bool = True) -> None:
+        self.stemming = stemming
+        self.is_morph = stemming
+
+    def __eq__(self, other):
+        return other.__class__ is self.__class__ and other.stemming == self.stemming
+
+    def __hash__(self):
+        return hash((self.__class__, self.stemming))
+
+    def __repr__(self):
+        return f"ArchiveAnalyzer(stemming={self.stemming})"
+
+    def has_morph(self) -> bool:
+        return self.stemming
+
+    def term_of(self, key: str, word: str, no_morph: bool = False) -> Optional[str]:
+        """The term `word` becomes in a value marked `key`, or None when it is not indexed (a stop word)."""
+        lower = word.lower()
+        if not self.stemming:
+            return fold(lower)
+        language = analysis(key)
+        if no_morph:
+            if not language.keeps(lower):
+                return None
+            return fold(lower) if language.folds else lower
+        return language.term(lower)
+
+    def _terms(self, value: str, no_morph: bool = False) -> Iterator[Optional[str]]:
+        """The term of each word of `value` in order, None for a word not indexed."""
+        key, text = unmark(value)
+        if not self.stemming:
+            for word, _, _ in words(text):
+                yield fold(word.lower())
+            return
+        language = analysis(key)
+        if no_morph:
+            for word, _, _ in words(text, language.bigrams):
+                yield self.term_of(key, word, no_morph=True)
+            return
+        term = language.term
+        for word, _, _ in words(text, language.bigrams):
+            yield term(word.lower())
+
+    def term_positions(self, value: str) -> dict[str, list[int]]:
+        """Each term of `value` with its positions: what indexing with positions needs, without Token objects."""
+        terms: dict[str, list[int]] = {}
+        pos = None
+        for index, term in enumerate(self._terms(value)):
+            if term is None:
+                continue
+            pos = index if pos is None else pos + 1
+            found = terms.get(term)
+            if found is None:
+                terms[term] = [pos]
+            else:
+                found.append(pos)
+        return terms
+
+    def terms(self, value: str) -> list[str]:
+        """The terms of `value` in order (words not indexed left out), as they take consecutive positions."""
+        return [term for term in self._terms(value) if term is not None]
+
+    def __call__(
+        self,
+        value,
+        positions=False,
+        chars=False,
+        keeporiginal=False,
+        removestops=True,
+        start_pos=0,
+        start_char=0,
+        tokenize=True,
+        mode="",
+        no_morph=False,
+        **kwargs,
+    ):
+        assert isinstance(value, str), f"{value!r} is not text"
+        nomorph = no_morph or kwargs.pop("nomorph", False)
+        token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        key, text = unmark(value)
+        offset = start_char + (len(value) - len(text))
+        if not tokenize:
+            token.original = token.text = text
+            token.boost = 1.0
+            if positions:
+                token.pos = start_pos
+            if chars:
+                token.startchar, token.endchar = offset, offset + len(text)
+            yield token
+            return
+        bigrams = analysis(key).bigrams if self.stemming else True
+        pos = None
+        for index, (word, start, end) in enumerate(words(text, bigrams)):
+            term = self.term_of(key, word, no_morph=nomorph)
+            if keeporiginal:
+                token.original = word
+            token.boost = 1.0
+            if chars:
+                token.startchar, token.endchar = offset + start, offset + end
+            if term is None:
+                if not removestops:  # a stop word kept in place (StopFilter does the same)
+                    token.text = word.lower()
+                    token.stopped = True
+                    if positions:
+                        token.pos = start_pos + index
+                    yield token
+                continue
+            pos = start_pos + index if pos is None else pos + 1
+            if positions:
+                token.pos = pos
+            token.stopped = False
+            token.text = term
+            yield token
+
+
+# A word that may be a name, and what may stand before it inside a sentence (not a sentence's start).
+_NAME_WORD = re.compile(r"[^\W\d_][\w&]*")
+_INSIDE_SENTENCE = frozenset(",;)%$")
+
+
+def written_capitalised(text: str) -> tuple[Counter, Counter]:
+    """How often each word (case-folded) is written capitalised and in lower case inside a sentence, where
+    a capital marks a name rather than a sentence's start."""
+    capitalised: Counter = Counter()
+    lower: Counter = Counter()
+    for found in _NAME_WORD.finditer(text):
+        i = found.start() - 1
+        while i >= 0 and text[i] in " \t":
+            i -= 1
+        if i >= 0 and (text[i].isalnum() or text[i] in _INSIDE_SENTENCE):
+            word = found.group()
+            (capitalised if word[0].isupper() else lower)[word.casefold()] += 1
+    return capitalised, lower
+
+
+def written_names(text: str) -> set[str]:
+    """The words `text` writes as names, folded: capitalised inside its sentences more often than not."""
+    capitalised, lower = written_capitalised(text)
+    return {fold(word) for word, count in capitalised.items() if count > lower[word]}
+
+
+def accent_variants(texts: list[str]) -> set[str]:
+    """`folded:written` for each word of `texts` that folding changes ("quebec:québec"), in lower case: the
+    spellings the index keeps so that the one typed can rank first."""
+    found = set()
+    for text in texts:
+        if text.isascii():
+            continue
+        for word in _NON_ASCII_WORD.findall(text):
+            lower = word.lower()
+            folded = fold(lower)
+            if folded != lower and folded.isascii():
+                found.add(f"{folded}:{lower}")
+    return found
+
+
+_NON_ASCII_WORD = re.compile(r"\w*[^\W\x00-\x7f]\w*")
+
+
 class FastPositions(formats.Positions):
-    """Whoosh's Positions format (same stored bytes), indexing through `NewsAnalyzer.term_positions`."""
+    """Whoosh's Positions format (same stored bytes), indexing through the analyzer's `term_positions`."""
 
     def word_values(self, value, analyzer, **kwargs):
         fast = getattr(analyzer, "term_positions", None)

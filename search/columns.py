@@ -22,6 +22,7 @@ from whoosh.util.numeric import length_to_byte
 
 from . import internals
 from .engine import LENGTHS, NumpyEngine, PostingsCache, WhooshEngine
+from .languages import fold
 from .schema import COLUMN_FACETS, FACETS, MISSING_DAY, MISSING_TS, TEXT_FIELDS
 
 
@@ -346,7 +347,8 @@ class BoundView:
 
     def facet_counts(self, facet: str, matched: np.ndarray, size: int, prefix: str = "") -> list[dict]:
         """The `size` values of `facet` most carried by `matched`, with their counts; with a `prefix`, only
-        values that start with it, or have a word that does (any case: "york" finds "New York")."""
+        values that start with it, or have a word that does (any case, any accents: "york" finds "New York",
+        "sao" finds "São Paulo")."""
         if facet == "story":
             return self._story_counts(matched, size, prefix)
         fa = self.view.facets[facet]
@@ -356,9 +358,9 @@ class BoundView:
         mask[matched] = True
         counts = fa.counts(matched, mask)
         if prefix:
-            wanted = prefix.casefold()
+            wanted = fold(prefix.casefold())
             keep = np.fromiter(
-                (_starts(value.casefold(), wanted) for value in fa.values), dtype=bool, count=len(fa.values)
+                (_starts(fold(value.casefold()), wanted) for value in fa.values), dtype=bool, count=len(fa.values)
             )
             counts = np.where(keep, counts, 0)
         order = np.argsort(-counts, kind="stable")[:size]

@@ -22,7 +22,7 @@ from whoosh.filedb.filestore import RamStorage
 from whoosh.index import Index
 
 from .internals import abandon_writer, open_writer
-from .schema import SCHEMA_VERSION, IndexDocument, build_schema
+from .schema import READABLE_VERSIONS, SCHEMA_VERSION, IndexDocument, build_schema
 
 CURRENT = "current"
 VERSION_FILE = "newsarchive-schema-version"
@@ -75,12 +75,14 @@ class ArchiveIndex:
         """Make an empty generation the live one (the old one, if any, is kept until the next swap)."""
         self._swap(self._new_generation())
 
-    def open(self) -> Index:
-        """Open the live generation; raise IndexMissing when there is none or it cannot be read."""
+    def open(self, older: bool = False) -> Index:
+        """Open the live generation; raise IndexMissing when there is none or it cannot be read. With `older`,
+        an index built under an older schema that this version still reads (READABLE_VERSIONS) opens too:
+        searches keep answering by its own rules until it is rebuilt."""
         path = self.current_path()
         if path is None:
             raise IndexMissing(f"no search index at {self.root}; run `newsarchive reindex`")
-        if _version(path) != SCHEMA_VERSION:
+        if _version(path) != SCHEMA_VERSION and not (older and _version(path) in READABLE_VERSIONS):
             raise IndexMissing(
                 f"the search index at {path} was built by another version of newsarchive "
                 f"(schema {_version(path)}, this one needs {SCHEMA_VERSION}); run `newsarchive reindex`"

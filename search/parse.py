@@ -1,10 +1,15 @@
 """Reading what people type into a search box: bare words, "phrases", AND/OR/NOT, -word, field:term, wildcards, URLs.
 
 The rules (the README's "Query language" section says the same for users):
-- Bare words are analysed once, with the analyzer every default field shares (lower-cased, stop words
-  dropped, Porter-stemmed), and each searches the headline, body, captions and credits, with the field
-  weights below. A stop word ("the", "of") is never a required term. Bare words are what the searcher
-  may relax from "all words" to "most words" (search/query.py).
+- Bare words are analysed by the rules of every language the archive holds (search/languages.py:
+  lower-cased, that language's stop words dropped, accents folded, stemmed), and each searches the
+  headline, body, captions and credits for any of the terms it gives, and the byline for the word as
+  names are kept (folded), with the field weights below. An article need not hold a word that is a stop
+  word in its own language ("die" in a German article) beside a word it does hold, so a stop word is never
+  a required term where it is one. Bare words are what the searcher may relax from "all words" to "most
+  words" (search/query.py).
+- Which languages: those of the archive's articles, or of the `language` filter; an index built before
+  languages were analysed apart is read by its own rules (LEGACY) until it is rebuilt.
 - `"a phrase"`, `field:term`, `field:"a phrase"`, `+word` and wildcards (`kob*`, `wom?n`) are required
   and never relaxed; `-word` (or `-"phrase"`, `-field:term`) excludes. A `?` is a wildcard only inside a
   word: at a word's end ("is the dollar falling?") it is a question mark. Wildcards match the indexed
@@ -27,7 +32,9 @@ from typing import Optional, Union
 
 from whoosh import query
 
-from .schema import DEFAULT_FIELDS, normalise_url, plain_analyzer, stemming_analyzer
+from .analysis import words as split_words
+from .languages import DEFAULT_LANGUAGE, LEGACY, analysis, fold
+from .schema import DEFAULT_FIELDS, NAME_FIELDS, normalise_url
 
 # Query-time weights of the default fields (each field's BM25 score is multiplied by its weight). The
 # headline's was chosen on the judged development questions of bench/relevance (BENCHMARKS.md, "Search
@@ -35,6 +42,10 @@ from .schema import DEFAULT_FIELDS, normalise_url, plain_analyzer, stemming_anal
 # body, and a weight under 1 evens that out. The judged collection has no captions or credits; they are
 # short fields like the headline and get its weight by that analogy, not by measurement.
 FIELD_WEIGHTS = {"headline": 0.5, "caption": 0.5, "body": 1.0, "credit": 0.5}
+# The byline's weight for bare words: a reporter's name finds their articles, below an article about that
+# person (whose name stands in its headline or text). A byline is two or three words, so BM25 gives a
+# word there a lot; this weight keeps it under a mention in the body (tests/test_languages.py).
+BYLINE_WEIGHT = 0.2
 # What a user may write before a colon, and the index field it names.
 FIELD_NAMES = {
     "headline": "headline",
@@ -62,18 +73,6 @@ FIELD_NAMES = {
 }
 PUBLIC_FIELDS = ("headline", "body", "caption", "credit", "source", "place", "byline", "dateline", "year", "url")
 MIN_WILDCARD_PREFIX = 2
-_STEMMED = stemming_analyzer()
-_PLAIN = plain_analyzer()
-_ANALYZERS = {
-    "headline": _STEMMED,
-    "body": _STEMMED,
-    "caption": _STEMMED,
-    "credit": _STEMMED,
-    "source": _PLAIN,
-    "place": _PLAIN,
-    "byline": _PLAIN,
-    "dateline": _PLAIN,
-}
 _CHUNK = re.compile(r'[^\s"()]+')
 # A URL: with a scheme, starting www., or a host name with a dot followed by a path ("bbc.co.uk/news/...").
 _URL = re.compile(r"^(?:(?:https?|ftp)://|www\.)\S+\.\S+|^(?:[a-z0-9-]+\.)+[a-z]{2,}/\S*", re.IGNORECASE)
@@ -84,10 +83,19 @@ _URL_NOISE = {"html", "htm", "shtml", "php", "asp", "aspx", "jsp", "cfm", "stm",
 
 @dataclass(frozen=True)
 class Word:
-    """A bare word as typed and as the index holds it."""
+    """A bare word as typed and as the index holds it: the terms the default fields hold it as (one per
+    analysis that keeps it; several when languages stem it apart), the form name fields hold it in, and the
+    analyses in which it is a stop word (their articles need not hold it)."""
 
     text: str
-    term: str
+    terms: tuple[str, ...]
+    plain: str = ""
+    stopped: tuple[str, ...] = ()
+
+    @property
+    def term(self) -> str:
+        """The word's first term: what names it among the query's words."""
+        return self.terms[0]
 
 
 @dataclass(frozen=True)
@@ -96,7 +104,9 @@ class ParsedQuery:
 
     text: str
     words: tuple[Word, ...] = ()  # bare words: all required first, relaxed to "most" when few match
-    runs: tuple[tuple[str, ...], ...] = ()  # runs of two or more neighbouring bare words, as typed
+    # Runs of two or more neighbouring bare words, as typed: for each run, its terms in order by each
+    # analysis (distinct sequences only).
+    runs: tuple[tuple[tuple[str, ...], ...], ...] = ()
     required: tuple[query.Query, ...] = ()  # phrases, field terms, +words, wildcards
     excluded: tuple[query.Query, ...] = ()
     url: Optional[str] = None  # normalised, when the query names a URL
@@ -104,6 +114,7 @@ class ParsedQuery:
     boolean: Optional[query.Query] = None  # the whole query, when it used AND/OR/NOT
     ignored: tuple[str, ...] = ()  # words too common to search
     notices: tuple[str, ...] = ()
+    keys: tuple[str, ...] = (DEFAULT_LANGUAGE,)  # the analyses the query was read by
 
     @property
     def is_empty(self) -> bool:
@@ -113,7 +124,7 @@ class ParsedQuery:
         """field -> the index terms this query looks for (prefix patterns as `x*`), for snippets."""
         out: dict[str, set[str]] = {}
         queries = [self.boolean] if self.boolean is not None else list(self.required)
-        queries += [word_query(w.term) for w in self.words + self.url_words]
+        queries += [word_query(w) for w in self.words + self.url_words]
         for q in queries:
             for fieldname, text in q.iter_all_terms(phrases=True):
                 if isinstance(text, bytes):
@@ -125,25 +136,47 @@ class ParsedQuery:
         return out
 
 
-def word_query(term: str) -> query.Query:
-    """One analysed word searched in every default field, each with its weight."""
+def word_query(word: Word) -> query.Query:
+    """One bare word: any of its terms in every default field, each with its weight, and the word in the
+    byline. (Articles of an analysis in which it is a stop word need not hold it: the searcher counts them
+    as holding it beside a word they do hold, search/query.py.)"""
+    parts = [query.Term(f, term, boost=FIELD_WEIGHTS[f]) for term in word.terms for f in DEFAULT_FIELDS]
+    if word.plain:
+        parts.append(query.Term("byline", word.plain, boost=BYLINE_WEIGHT))
+    return query.Or(parts)
+
+
+def analyses_query(keys: tuple[str, ...]) -> query.Query:
+    """Every article indexed with one of the analyses `keys`."""
+    return query.Or([query.Term("analysis", key) for key in keys])
+
+
+def term_query(term: str) -> query.Query:
+    """One index term (already analysed) searched in every default field, each with its weight."""
     return query.Or([query.Term(f, term, boost=FIELD_WEIGHTS[f]) for f in DEFAULT_FIELDS])
 
 
-def analyse(text: str, fieldname: str = "body") -> list[str]:
-    """The index terms of `text` in a field ("Refugees of Kobani" -> ["refuge", "kobani"] in the body)."""
-    return [t.text for t in _ANALYZERS[fieldname](text)]
+def analyse(text: str, fieldname: str = "body", key: str = DEFAULT_LANGUAGE) -> list[str]:
+    """The index terms of `text` in a field, by the analysis `key` ("Refugees of Kobani" -> ["refuge",
+    "kobani"] in the body of an English article)."""
+    if fieldname in NAME_FIELDS:
+        return [fold(word.lower()) for word, _, _ in split_words(text)]
+    return analysed_terms(text, key)
 
 
-def analysed_terms(text: str) -> list[str]:
-    """Every index term of `text` as the default fields hold it, in order (a long text, fast)."""
-    return _STEMMED.terms(text)
+def analysed_terms(text: str, key: str = DEFAULT_LANGUAGE) -> list[str]:
+    """Every index term of `text` as the default fields hold it in an article of analysis `key`, in order."""
+    language = analysis(key)
+    term = language.term
+    found = (term(word.lower()) for word, _, _ in split_words(text, language.bigrams))
+    return [t for t in found if t is not None]
 
 
 @lru_cache(maxsize=4096)
-def parse_query(text: str) -> ParsedQuery:
-    """Read what a user typed (never raises for any text)."""
-    return _Parser(text).parse()
+def parse_query(text: str, keys: tuple[str, ...] = (DEFAULT_LANGUAGE,)) -> ParsedQuery:
+    """Read what a user typed (never raises for any text), by the analyses `keys` (those of the archive's
+    articles, in a fixed order)."""
+    return _Parser(text, keys or (DEFAULT_LANGUAGE,)).parse()
 
 
 # -- the parser ----------------------------------------------------------------------------------------
@@ -170,8 +203,13 @@ _Token = Union[_Chunk, _Op]
 @dataclass
 class _Parser:
     text: str
+    keys: tuple[str, ...] = (DEFAULT_LANGUAGE,)
     notices: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
+
+    @property
+    def folds(self) -> bool:
+        return LEGACY not in self.keys
 
     def parse(self) -> ParsedQuery:
         tokens = self._lex(self.text)
@@ -259,15 +297,59 @@ class _Parser:
 
     # -- building queries ----------------------------------------------------------------------------
 
-    def _words(self, text: str) -> list[Word]:
-        terms = analyse(text)
-        if not terms and re.search(r"\w", text):
+    def _lowers(self, text: str) -> list[str]:
+        """The words of `text` as the tokenizer cuts them, lower-cased."""
+        return [word.lower() for word, _, _ in split_words(text, self.folds)]
+
+    def _plain(self, lower: str) -> str:
+        return fold(lower) if self.folds else lower
+
+    def _words(self, text: str, note_ignored: bool = True) -> list[Word]:
+        """The bare words of `text`, each as typed with its terms; a text of stop words alone is noted as
+        ignored."""
+        found = []
+        for typed, _, _ in split_words(text, self.folds):
+            lower = typed.lower()
+            by_key = [analysis(key).term(lower) for key in self.keys]
+            terms = tuple(dict.fromkeys(t for t in by_key if t is not None))
+            if terms:
+                stopped = tuple(k for k, t in zip(self.keys, by_key, strict=True) if t is None)
+                found.append(Word(typed, terms, self._plain(lower), stopped))
+        if not found and note_ignored and re.search(r"\w", text):
             self.ignored.append(text)
-        return [Word(text, t) for t in terms]
+        return found
+
+    def _sequences(self, lowers: list[str]) -> list[tuple[str, ...]]:
+        """The distinct term sequences of words by each analysis (stop words left out), longest first kept."""
+        out: dict[tuple[str, ...], None] = {}
+        for key in self.keys:
+            term = analysis(key).term
+            sequence = tuple(t for t in (term(lower) for lower in lowers) if t is not None)
+            if sequence:
+                out[sequence] = None
+        return list(out)
+
+    def _stemmed_query(self, text: str, fields: list[str], weighted: bool) -> Optional[query.Query]:
+        """`text` as a phrase (a term when one word) in each of `fields`, by each analysis; None when it has
+        no word any analysis keeps."""
+        sequences = self._sequences(self._lowers(text))
+        if not sequences:
+            if re.search(r"\w", text):
+                self.ignored.append(text)
+            return None
+        parts = []
+        for sequence in sequences:
+            for f in fields:
+                boost = FIELD_WEIGHTS[f] if weighted else 1.0
+                if len(sequence) == 1:
+                    parts.append(query.Term(f, sequence[0], boost=boost))
+                else:
+                    parts.append(query.Phrase(f, list(sequence), boost=boost))
+        return parts[0] if len(parts) == 1 else query.Or(parts)
 
     def _wildcard(self, chunk: _Chunk, fieldname: Optional[str]) -> Optional[query.Query]:
         """A query for a chunk holding * or ?, or None when it is read as a plain word instead."""
-        pattern = chunk.text.lower().strip(".,;:!?")
+        pattern = self._plain(chunk.text.lower().strip(".,;:!?"))
         head = re.split(r"[*?]", pattern)[0]
         if len(re.findall(r"\w", head)) < MIN_WILDCARD_PREFIX:
             self.notices.append(
@@ -298,7 +380,10 @@ class _Parser:
             wild = self._wildcard(chunk, name)
             if wild is not None:
                 return wild
-        terms = analyse(chunk.text.replace("*", " ").replace("?", " "), name)
+        text = chunk.text.replace("*", " ").replace("?", " ")
+        if name not in NAME_FIELDS:
+            return self._stemmed_query(text, [name], weighted=False)
+        terms = [self._plain(lower) for lower in self._lowers(text)]
         if not terms:
             self.ignored.append(chunk.text)
             return None
@@ -307,14 +392,12 @@ class _Parser:
         return query.Phrase(name, terms)
 
     def _phrase_query(self, text: str) -> Optional[query.Query]:
-        terms = analyse(text)
-        if not terms:
-            if re.search(r"\w", text):
-                self.ignored.append(text)
+        words = self._words(text) if len(self._lowers(text)) == 1 else None
+        if words:
+            return word_query(words[0])
+        if words is not None:
             return None
-        if len(terms) == 1:
-            return word_query(terms[0])
-        return query.Or([query.Phrase(f, terms, boost=FIELD_WEIGHTS[f]) for f in DEFAULT_FIELDS])
+        return self._stemmed_query(text, list(DEFAULT_FIELDS), weighted=True)
 
     def _required_query(self, chunk: _Chunk) -> Optional[query.Query]:
         """A chunk as one required query (all its words), whatever its kind."""
@@ -327,13 +410,13 @@ class _Parser:
             if wild is not None:
                 return wild
         words = self._words(chunk.text.replace("*", " ").replace("?", " "))
-        return _and([word_query(w.term) for w in words])
+        return _and([word_query(w) for w in words])
 
     # -- plain queries (no operators) ------------------------------------------------------------------
 
     def _parse_plain(self, chunks: list[_Chunk]) -> ParsedQuery:
         words: dict[str, Word] = {}
-        runs: list[list[str]] = [[]]  # runs of neighbouring bare words, as typed
+        runs: list[list[str]] = [[]]  # runs of neighbouring bare words, as typed (lower-cased)
         required: list[query.Query] = []
         excluded: list[query.Query] = []
         url = None
@@ -353,10 +436,14 @@ class _Parser:
             else:
                 for word in self._words(chunk.text):
                     words.setdefault(word.term, word)
-                    runs[-1].append(word.term)
+                runs[-1].extend(self._lowers(chunk.text))
                 continue
             runs.append([])  # anything but a bare word breaks a run
-        runs_of_two = tuple(tuple(run) for run in runs if len(run) >= 2)
+        runs_of_two = tuple(
+            alternatives
+            for run in runs
+            if (alternatives := tuple(seq for seq in self._sequences(run) if len(seq) >= 2))
+        )
         if not words and not required and not url and self.ignored:
             self.notices.append("every word of the query is too common to search: " + ", ".join(self.ignored))
         return ParsedQuery(
@@ -370,6 +457,7 @@ class _Parser:
             None,
             tuple(self.ignored),
             tuple(dict.fromkeys(self.notices)),
+            self.keys,
         )
 
     def _url_words(self, text: str) -> list[Word]:
@@ -377,8 +465,8 @@ class _Parser:
         pieces = [p for p in re.split(r"[^A-Za-z]+", path) if len(p) > 1 and p.lower() not in _URL_NOISE]
         out: dict[str, Word] = {}
         for piece in pieces:
-            for term in analyse(piece):
-                out.setdefault(term, Word(piece, term))
+            for word in self._words(piece, note_ignored=False):
+                out.setdefault(word.term, word)
         return list(out.values())
 
     # -- boolean queries -----------------------------------------------------------------------------
@@ -392,9 +480,13 @@ class _Parser:
             more = self._or()
             tree = _and([tree, more])
         if tree is None:
-            return ParsedQuery(self.text, ignored=tuple(self.ignored), notices=tuple(self.notices))
+            return ParsedQuery(self.text, ignored=tuple(self.ignored), notices=tuple(self.notices), keys=self.keys)
         return ParsedQuery(
-            self.text, boolean=tree, ignored=tuple(self.ignored), notices=tuple(dict.fromkeys(self.notices))
+            self.text,
+            boolean=tree,
+            ignored=tuple(self.ignored),
+            notices=tuple(dict.fromkeys(self.notices)),
+            keys=self.keys,
         )
 
     def _peek(self) -> Optional[_Token]:

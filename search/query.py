@@ -13,8 +13,15 @@ How a query is answered (the README's "How search answers" says the same for use
    (its chosen and its excluded values).
 5. A correction is looked for only when the typed words together find fewer than a page; it replaces
    words with close words of the archive's headline and caption vocabulary, and is offered only when the corrected
-   query finds clearly more (at least twice as many, plus one). When the typed query finds nothing at
-   all and the correction finds something, the corrected results are answered (`corrected`).
+   query finds clearly more (at least twice as many, plus one). A word the archive holds (in any spelling)
+   is kept when it was typed capitalised, when the archive writes it as a name, or when it is of another
+   language than the close word; a capitalised word is only ever replaced by a name. When the typed query
+   finds nothing at all and the correction is near-certain (every word replaced was typed in lower case,
+   is not in the archive, and is one edit from its replacement), the corrected results are answered
+   (`corrected`); otherwise the correction is only suggested.
+6. Words are read by the rules of every language the archive holds (or those the `language` filter
+   chooses), accents folded; when the archive holds a word in several spellings, the articles writing it
+   as it was typed (with its accents, or without) rank first (after the run and "most" tiers).
 """
 
 from __future__ import annotations
@@ -29,8 +36,10 @@ import numpy as np
 from whoosh import query
 from whoosh.searching import Searcher
 
+from .analysis import mark
 from .columns import BoundView, SegmentCache
-from .parse import ParsedQuery, analyse, analysed_terms, parse_query, word_query
+from .languages import DEFAULT_LANGUAGE, LEGACY, analysis, analysis_key, fold
+from .parse import ParsedQuery, Word, analysed_terms, analyses_query, parse_query, term_query, word_query
 from .request import BadRequest, SearchRequest
 from .schema import DEFAULT_FIELDS, FACETS, MISSING_DAY, day_number
 
@@ -61,6 +70,14 @@ RELATED_MIN_SHARED = 3
 # Corrections are looked for only for words this rare: at most this many articles, or this share of them.
 SUGGEST_RARE_DOCS = 3
 SUGGEST_RARE_SHARE = 0.0001
+# A word is a name in the archive when at least this share of the articles holding it write it as one
+# (capitalised inside a sentence, or as a writer's, photographer's or place's name).
+NAME_SHARE = 0.5
+MAX_LANGUAGES = 1000  # more than there are language tags
+LEGACY_NOTICE = (
+    "this archive's index was built by an older version: accents, other languages and bylines are not "
+    "searched as described until `newsarchive reindex` rebuilds it"
+)
 
 MATCH_ALL = "all"  # every bare word (and every required part) matched
 MATCH_MOST = "most"  # relaxed: articles matching more of the words first
@@ -95,6 +112,7 @@ class _Matched:
     words: Optional[np.ndarray]  # per document, matched word count (relaxed queries only)
     match: str
     phrase: Optional[np.ndarray] = None  # per document, True when it holds the typed words as a run
+    spelling: Optional[np.ndarray] = None  # per document, how many words it writes as typed (see _typed_spelling)
 
 
 class ArchiveSearcher:
@@ -105,34 +123,57 @@ class ArchiveSearcher:
         searcher: Searcher,
         cache: SegmentCache,
         engine: str = "auto",
-        texts: Optional[Callable[[list[str]], list[str]]] = None,
+        texts: Optional[Callable[[list[str]], list[tuple[str, Optional[str]]]]] = None,
     ) -> None:
-        """`texts` gives the text (headline, body, captions) of articles by id, for relevance feedback;
-        without it relaxed answers are ranked by BM25F alone."""
+        """`texts` gives the text (headline, body, captions) and language of articles by id, for relevance
+        feedback; without it relaxed answers are ranked by BM25F alone."""
         self.searcher = searcher
         self.schema = searcher.schema
         self.view: BoundView = cache.view(searcher, engine)
         self.texts = texts
-        self._frequencies: dict[str, int] = {}  # this searcher's index never changes: counts stay true
+        self._frequencies: dict[tuple[str, str], int] = {}  # this searcher's index never changes: counts stay true
+        self._analysis_counts: Optional[dict[str, int]] = None  # live articles of each analysis
+        # The analyses of the archive's articles; an index built before languages were analysed apart has one.
+        self.legacy = "analysis" not in self.schema
+        if self.legacy:
+            self.keys: tuple[str, ...] = (LEGACY,)
+        else:
+            found = sorted(term.decode("utf-8") for term in searcher.reader().lexicon("analysis"))
+            self.keys = tuple(found) or (DEFAULT_LANGUAGE,)
+
+    def key_of(self, language: Optional[str]) -> str:
+        """The analysis an article in `language` is indexed with, in this index."""
+        return LEGACY if self.legacy else analysis_key(language)
+
+    def parse(self, text: str, request: Optional[SearchRequest] = None) -> ParsedQuery:
+        """`text` read by the analyses of the archive's articles, or of those the request's language filter
+        lets through."""
+        keys = self.keys
+        languages = request.filters.get("language") if request is not None else None
+        if languages and not self.legacy:
+            keys = tuple(k for k in keys if k in {analysis_key(v) for v in languages}) or keys
+        return parse_query(text, keys)
 
     # -- the answer ----------------------------------------------------------------------------------
 
     def search(self, request: SearchRequest) -> Found:
-        parsed = parse_query(request.q)
+        parsed = self.parse(request.q, request)
         filters = self._filter_masks(request)
         matched = self._match(parsed, filters, request.per_page)
         if matched.match == MATCH_MOST and self.texts is not None and FEEDBACK_DOCS:
             self._feedback(parsed, matched, filters)
         found = self._found(parsed, matched, filters, request)
+        if self.legacy:
+            found.notices.append(LEGACY_NOTICE)
         if parsed.is_empty or matched.match == MATCH_URL:
             return found
         if found.total >= request.per_page and matched.match != MATCH_MOST:
             return found  # every word found a page: a relaxed answer, though, may hide a misspelt word
-        suggestion, suggested_total = self.suggest(parsed, filters)
+        suggestion, suggested_total, certain = self.suggest(parsed, filters)
         if suggestion is None:
             return found
-        if found.total == 0 and suggested_total > 0 and request.correct:
-            corrected = parse_query(suggestion)
+        if found.total == 0 and suggested_total > 0 and request.correct and certain:
+            corrected = self.parse(suggestion, request)
             again = self._found(corrected, self._match(corrected, filters, request.per_page), filters, request)
             return replace(again, suggestion=suggestion, corrected=True, notices=found.notices)
         return replace(found, suggestion=suggestion)
@@ -186,7 +227,7 @@ class ArchiveSearcher:
         terms by field for snippets): every page at once, for export. Matched as `search` matches (relaxed
         by the request's page size, corrected when the typed query finds nothing)."""
         first = self.search(replace(request, page=1, facet_size=0))
-        parsed = parse_query(first.suggestion if first.corrected and first.suggestion else request.q)
+        parsed = self.parse(first.suggestion if first.corrected and first.suggestion else request.q, request)
         filters = self._filter_masks(request)
         matched = self._match(parsed, filters, request.per_page)
         if matched.match == MATCH_MOST and self.texts is not None and FEEDBACK_DOCS:
@@ -216,7 +257,7 @@ class ArchiveSearcher:
     def facet_values(self, request: SearchRequest, facet: str, prefix: str, size: int) -> list[dict]:
         """Values of one facet among the request's hits, counted as the answer's facets are (under every
         filter but the facet's own), limited to those starting with `prefix` (or with a word that does)."""
-        parsed = parse_query(request.q)
+        parsed = self.parse(request.q, request)
         filters = self._filter_masks(request)
         matched = self._match(parsed, filters, request.per_page)
         others = {k: v for k, v in filters.items() if k != facet}
@@ -226,13 +267,18 @@ class ArchiveSearcher:
     @staticmethod
     def _rank_key(ids: np.ndarray, matched: _Matched) -> np.ndarray:
         """Ascending sort key, best first: articles holding the typed words as a run, then (relaxed queries)
-        by telling words matched, then by score."""
+        by telling words matched, then by words written as typed (where the archive has other spellings),
+        then by score."""
         scores = matched.scores[ids]
-        if not scores.size or (matched.words is None and matched.phrase is None):
+        if not scores.size or (matched.words is None and matched.phrase is None and matched.spelling is None):
             return -scores
         low = scores.min()
         span = float(scores.max() - low) + 1.0
         key = scores - low
+        if matched.spelling is not None:
+            spelling = matched.spelling[ids].astype(np.float64)
+            key = key + spelling * span
+            span *= float(spelling.max()) + 1.0
         if matched.words is not None:
             tiers = matched.words[ids].astype(np.float64)
             key = key + tiers * span
@@ -286,35 +332,74 @@ class ArchiveSearcher:
                 return _Matched(np.zeros(n, dtype=bool), scores, None, match)
             return _Matched(allowed, scores, None, match)
         counts = np.zeros(n, dtype=np.int32)  # words matched, for "all"
+        held = np.zeros(n, dtype=bool)  # holds one of the words (not only stop words of its language)
         tiers = np.zeros(n, dtype=np.int32)  # telling words matched, for ranking "most"
+        spelling: Optional[np.ndarray] = None  # words written as typed, where the archive has other spellings
         live = max(1, self.view.all_docs().size)
         for word in words:
-            ids, found = self.view.evaluate(word_query(word.term))
+            ids, found = self.view.evaluate(word_query(word))
             counts[ids] += 1
-            scores[ids] += found
+            held[ids] = True
+            scores[ids] += found * self._kept_share(word)
+            typed = self._typed_spelling(word, ids)
+            if typed is not None:
+                spelling = np.zeros(n, dtype=np.int32) if spelling is None else spelling
+                spelling[ids[typed]] += 1
             if ids.size <= TIER_MAX_SHARE * live:
                 tiers[ids] += 1
-        every = allowed & (counts == len(words))
+            if word.stopped:  # a stop word in an article's language: the article need not hold it
+                stopped = np.zeros(n, dtype=bool)
+                stopped[self.view.evaluate(analyses_query(word.stopped))[0]] = True
+                stopped[ids] = False
+                counts[stopped] += 1
+        every = allowed & held & (counts == len(words))
         if ALL_WORDS_FIRST:
             tiers += every.astype(np.int32) * (len(words) + 1)  # above any count of telling words
         if match == MATCH_URL or len(words) == 1:
-            return _Matched(every, scores, None, match)
+            return _Matched(every, scores, None, match, spelling=spelling)
         phrase = self._phrase_mask(parsed.runs, every, scores, n)
         if int(np.count_nonzero(every & _combined(filters, n))) >= per_page:
-            return _Matched(every, scores, None, MATCH_ALL, phrase)
-        return _Matched(allowed & (counts > 0), scores, tiers, MATCH_MOST, phrase)
+            return _Matched(every, scores, None, MATCH_ALL, phrase, spelling)
+        return _Matched(allowed & held, scores, tiers, MATCH_MOST, phrase, spelling)
+
+    def _kept_share(self, word: Word) -> float:
+        """The share of the archive's articles whose language does not drop the word as a stop word: what
+        the word's score is worth. "the" in an archive of English articles and a few German ones tells
+        little, although the German articles index it (and a rare word scores high)."""
+        if not word.stopped:
+            return 1.0
+        if self._analysis_counts is None:
+            self._analysis_counts = {key: self.view.evaluate(analyses_query((key,)))[0].size for key in self.keys}
+        total = sum(self._analysis_counts.values()) or 1
+        stopped = sum(self._analysis_counts.get(key, 0) for key in word.stopped)
+        return max(0.0, 1.0 - stopped / total)
+
+    def _typed_spelling(self, word: Word, ids: np.ndarray) -> Optional[np.ndarray]:
+        """Which of the articles `ids` (holding `word`) write it with the accents it was typed with; None
+        for a word typed without accents: an English keyboard cannot type them, so their absence says
+        nothing, and both spellings rank alike (as Elasticsearch's folding with the original kept does)."""
+        if self.legacy or not ids.size:
+            return None
+        typed = word.text.lower()
+        folded = fold(typed)
+        if typed == folded:
+            return None
+        holders, _ = self.view.evaluate(query.Term("variant", f"{folded}:{typed}"))
+        return np.isin(ids, holders, assume_unique=True)
 
     def _phrase_mask(
-        self, runs: tuple[tuple[str, ...], ...], every: np.ndarray, scores: np.ndarray, n: int
+        self, runs: tuple[tuple[tuple[str, ...], ...], ...], every: np.ndarray, scores: np.ndarray, n: int
     ) -> Optional[np.ndarray]:
         """Among the best PHRASE_CHECK_DOCS articles holding every word, those that hold each run of typed
-        words in a row (in the headline, the body or a caption); None when none does or there is no run."""
+        words in a row (in the headline, the body or a caption; by any analysis's terms); None when none
+        does or there is no run."""
         if not runs or not every.any():
             return None
         candidates = np.flatnonzero(every)
         candidates = np.sort(candidates[np.lexsort((candidates, -scores[candidates]))[:PHRASE_CHECK_DOCS]])
-        for run in runs:
-            candidates = self.view.holding_run(run, PHRASE_FIELDS, candidates)
+        for alternatives in runs:
+            held = [self.view.holding_run(run, PHRASE_FIELDS, candidates) for run in alternatives]
+            candidates = np.unique(np.concatenate(held)) if len(held) > 1 else held[0]
             if not candidates.size:
                 return None
         mask = np.zeros(n, dtype=bool)
@@ -332,8 +417,8 @@ class ArchiveSearcher:
         top = matched.scores[best]
         doc_weights = np.exp(top - top.max())
         model: Counter = Counter()
-        for text, weight in zip(texts, doc_weights, strict=False):
-            terms = Counter(analysed_terms(text or ""))
+        for (text, language), weight in zip(texts, doc_weights, strict=False):
+            terms = Counter(analysed_terms(text or "", self.key_of(language)))
             length = sum(terms.values()) or 1
             for term, count in terms.items():
                 model[term] += weight * count / length
@@ -345,14 +430,19 @@ class ArchiveSearcher:
                 chosen.append((term, value))
                 if len(chosen) == FEEDBACK_TERMS:
                     break
-        typed = [w.term for w in parsed.words]
+        typed = {w.term: w for w in parsed.words}
         weights: Counter = Counter({t: FEEDBACK_TYPED_WEIGHT / len(typed) for t in typed})
         mass = sum(v for _, v in chosen) or 1.0
         for term, value in chosen:
             weights[term] += (1 - FEEDBACK_TYPED_WEIGHT) * value / mass
         scores = np.zeros(n)
         for term, weight in weights.items():
-            ids, found = self.view.evaluate(word_query(term))
+            word = typed.get(term)
+            if word is not None:
+                ids, found = self.view.evaluate(word_query(word))
+                found = found * self._kept_share(word)
+            else:
+                ids, found = self.view.evaluate(term_query(term))
             scores[ids] += weight * found
         matched.scores = scores
 
@@ -389,17 +479,21 @@ class ArchiveSearcher:
 
     # -- related articles ----------------------------------------------------------------------------
 
-    def more_like(self, doc_id: str, text: str, limit: int) -> list[tuple[str, list[str]]]:
+    def more_like(
+        self, doc_id: str, text: str, limit: int, language: Optional[str] = None
+    ) -> list[tuple[str, list[str]]]:
         """The documents most like `text` (the article `doc_id` itself left out), best first, each with
         the article's key terms it shares (the reason it is related), as index terms (stems).
 
         The key terms are the RELATED_TERMS words of the text that best tell it apart from the rest of
-        the archive (Whoosh's key terms of the body: frequent here, rare elsewhere); articles are ranked
-        by BM25F over them, and only articles sharing at least RELATED_MIN_SHARED of them are offered."""
+        the archive (Whoosh's key terms of the body: frequent here, rare elsewhere), read by the rules of
+        the article's `language` (its stop words are never key terms); articles are ranked by BM25F over
+        them, and only articles sharing at least RELATED_MIN_SHARED of them are offered."""
         docnum = self.searcher.document_number(id=doc_id)
         if docnum is None or not text.strip():
             return []
-        key_terms = [term for term, _ in self.searcher.key_terms_from_text("body", text, numterms=RELATED_TERMS)]
+        marked = text if self.legacy else mark(self.key_of(language), text)
+        key_terms = [term for term, _ in self.searcher.key_terms_from_text("body", marked, numterms=RELATED_TERMS)]
         if not key_terms:
             return []
         n = self.view.doc_count_all
@@ -407,7 +501,7 @@ class ArchiveSearcher:
         shared = np.zeros(n, dtype=np.int32)
         holders = {}
         for term in key_terms:
-            ids, found = self.view.evaluate(word_query(term))
+            ids, found = self.view.evaluate(term_query(term))
             scores[ids] += found
             shared[ids] += 1
             holders[term] = ids
@@ -423,59 +517,129 @@ class ArchiveSearcher:
 
     # -- corrections ---------------------------------------------------------------------------------
 
-    def suggest(self, parsed: ParsedQuery, filters: dict[str, np.ndarray]) -> tuple[Optional[str], int]:
-        """(a corrected query text, how many articles it finds with every word), or (None, 0).
+    def suggest(self, parsed: ParsedQuery, filters: dict[str, np.ndarray]) -> tuple[Optional[str], int, bool]:
+        """(a corrected query text, how many articles it finds with every word, whether the correction is
+        near-certain), or (None, 0, False).
 
-        Only rare bare words (held by at most SUGGEST_RARE_DOCS articles, or SUGGEST_RARE_SHARE of the
-        archive) of three or more letters with no digits are candidates (never stop words, numbers or
-        URLs). A word is replaced by the close word (one edit for words of up to four letters,
-        two for longer) from the headline and caption vocabulary that matches the most articles, when
-        that is more than three times as many as the typed word matches. The corrected query is kept
-        only when it finds at least twice as many articles as the typed one, plus one.
+        Candidates are bare words of three or more letters with no digits (never stop words, numbers or
+        URLs) that the archive holds in at most SUGGEST_RARE_DOCS articles (or SUGGEST_RARE_SHARE of it).
+        A word the archive holds (in any spelling: "Meheut" for "Méheut") is kept as typed when it was
+        typed capitalised or the archive writes it as a name, and is never replaced by a word its articles'
+        languages do not use ("gouvernement" in a French article is not a misspelt "government"). A word
+        is replaced by the close word of the headline and caption vocabulary (one edit first; two for
+        words of five letters or more when none is one edit away) that the most articles hold, when that
+        is more than three times as many as hold the typed word; a word typed capitalised only by a name.
+        The corrected query is kept only when it finds at least twice as many articles as the typed one,
+        plus one. It is near-certain when every word it replaces was typed in lower case, is in no article
+        and is one edit from its replacement.
         """
         if parsed.boolean is not None or not parsed.words:
-            return None, 0
+            return None, 0, False
         reader = self.searcher.reader()
         spell_fields = [f for f in ("spell_headline", "spell_caption") if f in self.schema]
         replacements: dict[str, str] = {}
+        certain = True
         rare = max(SUGGEST_RARE_DOCS, self.view.all_docs().size * SUGGEST_RARE_SHARE)
+        shouting = parsed.text.isupper()  # a pasted all-caps headline: capitals say nothing of names
         for word in parsed.words:
             typed = word.text.lower()
             if len(typed) < 3 or not typed.isalpha():
                 continue
-            own = self._doc_frequency(reader, word.term)
-            if own > rare:
-                continue  # a word this many articles hold is meant as typed
-            best, best_freq = None, 3 * own
-            for spell_field in spell_fields:
-                corrector = self.searcher.corrector(spell_field)
-                for candidate in corrector.suggest(typed, limit=8, maxdist=1 if len(typed) <= 4 else 2, prefix=1):
-                    terms = analyse(candidate)
-                    if candidate == typed or not terms or terms[0] == word.term:
-                        continue
-                    freq = self._doc_frequency(reader, terms[0])
-                    if freq > best_freq:
-                        best, best_freq = candidate, freq
+            capitalised = word.text[:1].isupper() and not shouting
+            own = self._word_frequency(word)
+            if own and (own > rare or capitalised or self._is_name(word.plain, own)):
+                continue  # a word this many articles hold, or a name the archive holds, is meant as typed
+            best, best_distance = None, 0
+            for distance in (1, 2) if len(typed) > 4 else (1,):
+                best_freq = 3 * own
+                for spell_field in spell_fields:
+                    corrector = self.searcher.corrector(spell_field)
+                    for candidate in corrector.suggest(word.plain, limit=8, maxdist=distance, prefix=1):
+                        terms = self._terms_of(candidate, parsed.keys)
+                        if candidate == word.plain or not terms or self._same_word(word.plain, candidate, parsed.keys):
+                            continue
+                        freq = max(self._doc_frequency(reader, t) for t in terms)
+                        if freq <= best_freq:
+                            continue
+                        if capitalised and not self._is_name(candidate, freq):
+                            continue  # a name is never replaced by a common word
+                        if own and not self._same_languages(word, terms):
+                            continue  # a word of another language is not a misspelling of this one
+                        best, best_freq, best_distance = candidate, freq, distance
+                if best is not None:
+                    break
             if best is not None:
-                replacements[word.text] = best
+                replacements[word.text] = best.capitalize() if capitalised else best
+                certain = certain and not capitalised and not own and best_distance == 1
         if not replacements:
-            return None, 0
+            return None, 0, False
         corrected = parsed.text
         for typed, better in replacements.items():
             corrected = re.sub(rf"(?<!\w){re.escape(typed)}(?!\w)", better, corrected)
         if corrected == parsed.text:
-            return None, 0
+            return None, 0, False
         typed_all = self.count_all_words(parsed, filters)
-        corrected_all = self.count_all_words(parse_query(corrected), filters)
+        corrected_all = self.count_all_words(parse_query(corrected, parsed.keys), filters)
         if corrected_all >= 2 * typed_all + 1:
-            return corrected, corrected_all
-        return None, 0
+            return corrected, corrected_all, certain
+        return None, 0, False
 
-    def _doc_frequency(self, reader, term: str) -> int:
-        """In how many articles a default field holds `term`, at most (the largest field's count)."""
-        found = self._frequencies.get(term)
+    @staticmethod
+    def _same_word(typed: str, candidate: str, keys: tuple[str, ...]) -> bool:
+        """Whether one of the analyses `keys` reads two (folded) words as one term ("refugees", "refugee"):
+        then the candidate is no correction. Each analysis is asked of both words, never one language's
+        stem against another's (Porter's "tal" for "tals" is not Spanish "tal" for "tales")."""
+        for key in keys:
+            term = analysis(key).term
+            found = term(typed)
+            if found is not None and found == term(candidate):
+                return True
+        return False
+
+    @staticmethod
+    def _terms_of(word: str, keys: tuple[str, ...]) -> list[str]:
+        """The default fields' terms of one (folded, lower-case) word by each of the analyses `keys`."""
+        return list(dict.fromkeys(t for key in keys if (t := analysis(key).term(word)) is not None))
+
+    def _word_frequency(self, word: Word) -> int:
+        """In how many articles some field holds one of the word's terms, at most (the largest count)."""
+        reader = self.searcher.reader()
+        found = max(self._doc_frequency(reader, t) for t in word.terms)
+        return max(found, self._doc_frequency(reader, word.plain, ("byline",)))
+
+    def _is_name(self, folded: str, holders: int) -> bool:
+        """Whether the archive writes a (folded) word as a name in at least NAME_SHARE of the `holders`
+        articles holding it."""
+        if self.legacy or not holders:
+            return False
+        return self._doc_frequency(self.searcher.reader(), folded, ("name",)) >= NAME_SHARE * holders
+
+    def _same_languages(self, word: Word, candidate_terms: list[str]) -> bool:
+        """Whether the candidate's terms are held by articles of a language that the articles holding
+        `word` are in."""
+        ids, _ = self.view.evaluate(word_query(word))
+        if not ids.size:
+            return True
+        theirs = self._languages_of(ids)
+        found, _ = self.view.evaluate(query.Or([term_query(t) for t in candidate_terms]))
+        return bool(theirs & self._languages_of(found))
+
+    def _languages_of(self, ids: np.ndarray) -> set[str]:
+        """The analyses the articles `ids` are indexed with."""
+        if self.legacy or not ids.size:
+            return {LEGACY}
+        counts = self.view.facet_counts("language", ids, MAX_LANGUAGES)
+        keys = {analysis_key(item["value"]) for item in counts}
+        if sum(item["count"] for item in counts) < ids.size:
+            keys.add(DEFAULT_LANGUAGE)  # articles of no known language are read as DEFAULT_LANGUAGE
+        return keys
+
+    def _doc_frequency(self, reader, term: str, fields: tuple[str, ...] = DEFAULT_FIELDS) -> int:
+        """In how many articles one of `fields` holds `term`, at most (the largest field's count)."""
+        key = (fields[0] if len(fields) == 1 else "", term)
+        found = self._frequencies.get(key)
         if found is None:
-            found = self._frequencies[term] = max(reader.doc_frequency(f, term) for f in DEFAULT_FIELDS)
+            found = self._frequencies[key] = max(reader.doc_frequency(f, term) for f in fields)
         return found
 
 

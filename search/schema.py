@@ -16,19 +16,24 @@ from urllib.parse import urlsplit
 from whoosh import analysis, columns
 from whoosh.fields import COLUMN, ID, KEYWORD, NUMERIC, TEXT, Schema
 
-from .analysis import FastPositions, NewsAnalyzer
+from .analysis import ArchiveAnalyzer, FastPositions, accent_variants, mark, written_names
+from .languages import analysis_key, fold
 
 # Bumped whenever the schema or the way documents are written changes: an index built under another
-# version is rebuilt from SQL by the next `newsarchive ingest` or `newsarchive reindex`.
-SCHEMA_VERSION = 5
+# version is rebuilt from SQL by the next `newsarchive ingest` or `newsarchive reindex`. An index of a
+# version in READABLE_VERSIONS keeps answering meanwhile (with a notice), by the rules it was built with.
+SCHEMA_VERSION = 6
+READABLE_VERSIONS = (5, 6)
 
 # Facet values are joined with this separator inside one field value, so a value may hold commas.
 FACET_SEPARATOR = "\x1f"
 FACETS = ("source", "credit", "place", "year", "byline", "dateline", "language", "story")
 # Facets read from a numeric column rather than a facet field: the story (one value per article).
 COLUMN_FACETS = ("story",)
-# Bare words search these fields, all with the same analyzer (so a stop word is dropped from every one).
+# Bare words search these fields, all with the same analysis (so a stop word is dropped from every one),
+# and the byline (names: folded and lower-cased only).
 DEFAULT_FIELDS = ("headline", "body", "caption", "credit")
+NAME_FIELDS = ("source", "place", "byline", "dateline")
 # Fields a query can name (`caption:refugee`); the last four keep stop words, for exact names.
 TEXT_FIELDS = ("headline", "body", "caption", "credit", "source", "place", "byline", "dateline")
 MISSING_TS = 2**63 - 1  # the date column's value for an undated article (sorts last)
@@ -36,14 +41,14 @@ MISSING_DAY = 0  # the day column's value for an undated article
 _EPOCH = dt.datetime(1970, 1, 1)
 
 
-def stemming_analyzer() -> NewsAnalyzer:
-    """Words lower-cased, stop words dropped, Porter-stemmed: the analysis of every default field."""
-    return NewsAnalyzer()
+def stemming_analyzer() -> ArchiveAnalyzer:
+    """Each article's words by its language's rules (stop words, folding, stemming): every default field."""
+    return ArchiveAnalyzer(stemming=True)
 
 
-def plain_analyzer() -> NewsAnalyzer:
-    """Words lower-cased, nothing dropped or stemmed: for names (sources, places, bylines, datelines)."""
-    return NewsAnalyzer(stoplist=None, stemming=False)
+def plain_analyzer() -> ArchiveAnalyzer:
+    """Words folded and lower-cased, nothing dropped or stemmed: names (sources, places, bylines, datelines)."""
+    return ArchiveAnalyzer(stemming=False)
 
 
 def _facet_field() -> KEYWORD:
@@ -73,6 +78,13 @@ def build_schema() -> Schema:
         byline=_fast(TEXT(analyzer=plain, phrase=True)),
         dateline=_fast(TEXT(analyzer=plain, phrase=True)),
         url=ID(),
+        # The analysis each article was indexed with (search/languages.py: "en", "de", ..., "plain").
+        analysis=_facet_field(),
+        # Words the article writes as names (capitalised inside its sentences, its writers, photographers
+        # and places), folded: a correction never turns a name into a common word.
+        name=_facet_field(),
+        # "folded:written" for each word with an accent ("quebec:québec"): the spelling typed ranks first.
+        variant=_facet_field(),
         # Exact values for facets and filters.
         source_facet=_facet_field(),
         credit_facet=_facet_field(),
@@ -133,6 +145,14 @@ def byline_names(byline: str) -> list[str]:
     return list(dict.fromkeys(name for name in names if name))
 
 
+def _name_words(name: str) -> list[str]:
+    """The lower-cased words of a name ("Constant Méheut" -> ["constant", "méheut"])."""
+    return [word.casefold() for word in _NAME_PART.findall(name)]
+
+
+_NAME_PART = re.compile(r"[^\W\d_][\w&]*")
+
+
 @dataclass(frozen=True)
 class CaptionFields:
     text: str
@@ -164,19 +184,29 @@ class IndexDocument:
     language: Optional[str] = None
     story: Optional[int] = None  # the story's id; None: a story of its own
 
+    @property
+    def analysis(self) -> str:
+        """The analysis the article's text is indexed with: its language's (search/languages.py)."""
+        return analysis_key(self.language)
+
     def fields(self) -> dict:
+        key = self.analysis
+        captions = "\n".join(c.text for c in self.captions)
         doc: dict = {
             "id": str(self.id),
             "article_num": self.id,
-            "headline": self.headline or "",
-            "body": self.body or "",
+            "headline": mark(key, self.headline or ""),
+            "body": mark(key, self.body or ""),
+            "analysis": key,
         }
+        names = written_names(f"{self.body or ''}\n{captions}")
         if self.captions:
-            doc["caption"] = "\n".join(c.text for c in self.captions)
+            doc["caption"] = mark(key, captions)
             credits = [c.credit for c in self.captions if c.credit]
-            names = [c.photographer for c in self.captions if c.photographer]
-            if credits or names:
-                doc["credit"] = "\n".join(dict.fromkeys(credits + names))
+            photographers = [c.photographer for c in self.captions if c.photographer]
+            if credits or photographers:
+                doc["credit"] = mark(key, "\n".join(dict.fromkeys(credits + photographers)))
+            names.update(fold(word) for name in photographers for word in _name_words(name))
             facet = list(dict.fromkeys(v for c in self.captions if (v := c.facet_value)))
             if facet:
                 doc["credit_facet"] = FACET_SEPARATOR.join(facet)
@@ -188,9 +218,16 @@ class IndexDocument:
             doc["place_facet"] = FACET_SEPARATOR.join(self.places)
         if self.byline:
             doc["byline"] = self.byline
-            names = byline_names(self.byline)
-            if names:
-                doc["byline_facet"] = FACET_SEPARATOR.join(names)
+            writers = byline_names(self.byline)
+            if writers:
+                doc["byline_facet"] = FACET_SEPARATOR.join(writers)
+            names.update(fold(word) for writer in writers for word in _name_words(writer))
+        names.update(fold(word) for place in self.places for word in _name_words(place))
+        if names:
+            doc["name"] = FACET_SEPARATOR.join(sorted(names))
+        variants = accent_variants([self.headline or "", self.body or "", captions, self.byline or ""])
+        if variants:
+            doc["variant"] = FACET_SEPARATOR.join(sorted(variants))
         if self.dateline:
             doc["dateline"] = self.dateline
             doc["dateline_facet"] = self.dateline.strip()

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, selectinload
 from search.columns import SegmentCache
 from search.highlight import best_snippet, find_matches, snippet
 from search.index import ArchiveIndex, IndexMissing, empty_index
+from search.languages import DEFAULT_LANGUAGE
 from search.parse import analyse
 from search.query import ArchiveSearcher
 from search.request import SearchRequest
@@ -80,7 +81,7 @@ class Archive:
                 f"the search index at {self.index.root} is missing although articles were "
                 f"indexed; run `newsarchive reindex`"
             )
-        whoosh_searcher = (self.index.open() if built else empty_index()).searcher()
+        whoosh_searcher = (self.index.open(older=True) if built else empty_index()).searcher()
         with self._lock:
             self._searchers.append(whoosh_searcher)
         archive_searcher = ArchiveSearcher(whoosh_searcher, self.cache, self.settings.search_engine, self._texts)
@@ -124,6 +125,7 @@ class Archive:
             if row is None:
                 continue  # removed from SQL since it was indexed; a reindex will drop it
             fields = [("body", row["body"]), ("caption", row["captions"]), ("headline", row["headline"])]
+            key = searcher.key_of(row["language"])
             hits.append(
                 {
                     "id": row["id"],
@@ -134,8 +136,8 @@ class Archive:
                     "byline": row["byline"],
                     "dateline": row["dateline"],
                     "places": row["places"],
-                    "snippet": best_snippet(fields, terms),
-                    "caption_match": caption_match(row["caption_list"], terms.get("caption")),
+                    "snippet": best_snippet(fields, terms, key=key),
+                    "caption_match": caption_match(row["caption_list"], terms.get("caption"), key),
                     "url": row["url"],
                     "score": round(score, 4),
                     "story_id": story,
@@ -183,12 +185,15 @@ class Archive:
         as the iterator is consumed, so memory stays flat however many rows are written. `text` is
         "snippet" (the passage that matched, as plain text) or "body" (the whole text)."""
         limit = min(limit or self.settings.export_max_rows, self.settings.export_max_rows)
-        total, ids, terms = self.searcher().ordered(request, limit)
+        searcher = self.searcher()
+        total, ids, terms = searcher.ordered(request, limit)
         if "credit" in terms:
             terms = {**terms, "caption": terms.get("caption", set()) | terms["credit"]}
-        return total, self._export_rows([int(i) for i in ids], terms, text)
+        return total, self._export_rows([int(i) for i in ids], terms, text, searcher)
 
-    def _export_rows(self, ids: list[int], terms: dict[str, set[str]], text: str) -> Iterator[dict]:
+    def _export_rows(
+        self, ids: list[int], terms: dict[str, set[str]], text: str, searcher: ArchiveSearcher
+    ) -> Iterator[dict]:
         for start in range(0, len(ids), EXPORT_CHUNK):
             chunk = ids[start : start + EXPORT_CHUNK]
             rows = self._hit_rows(chunk, full=True)
@@ -201,7 +206,8 @@ class Archive:
                     out["body"] = row["body"]
                 else:
                     fields = [("body", row["body"]), ("caption", row["captions"]), ("headline", row["headline"])]
-                    out["snippet"] = unescape(_MARK.sub("", best_snippet(fields, terms)))
+                    snippet_html = best_snippet(fields, terms, key=searcher.key_of(row["language"]))
+                    out["snippet"] = unescape(_MARK.sub("", snippet_html))
                 yield out
 
     def ingested_at(self, ids: list[int]) -> dict[int, str]:
@@ -212,17 +218,23 @@ class Archive:
             rows = connection.execute(select(Article.id, Article.ingested_at).where(Article.id.in_(ids)))
             return {r.id: r.ingested_at.isoformat(timespec="seconds") + "Z" for r in rows}
 
-    def _texts(self, ids: list[str]) -> list[str]:
-        """Headline, body and captions of articles by id (for relevance feedback), in the order asked."""
+    def _texts(self, ids: list[str]) -> list[tuple[str, Optional[str]]]:
+        """(headline, body and captions; language) of articles by id (for relevance feedback), in the order
+        asked."""
         wanted = [int(i) for i in ids]
         rows = self._hit_rows(wanted)
-        return [f"{rows[i]['headline']}\n{rows[i]['body']}\n{rows[i]['captions']}" if i in rows else "" for i in wanted]
+        return [
+            (f"{rows[i]['headline']}\n{rows[i]['body']}\n{rows[i]['captions']}", rows[i]["language"])
+            if i in rows
+            else ("", None)
+            for i in wanted
+        ]
 
     def _hit_rows(self, ids: list[int], full: bool = False) -> dict[int, dict]:
-        """Rows of articles by id; `full` adds byline, dateline, language and places (hits and export)."""
+        """Rows of articles by id; `full` adds byline, dateline and places (hits and export)."""
         if not ids:
             return {}
-        extra = (Article.byline, Article.dateline, Article.language, Article.story_id) if full else ()
+        extra = (Article.byline, Article.dateline, Article.story_id) if full else ()
         with self.engine.connect() as session:  # Core: a third of the ORM session's overhead per query
             rows = session.execute(
                 select(
@@ -231,6 +243,7 @@ class Archive:
                     Article.published,
                     Article.url,
                     Article.body,
+                    Article.language,
                     Source.name.label("source"),
                     *extra,
                 )
@@ -262,6 +275,7 @@ class Archive:
                 "url": r.url,
                 "body": r.body,
                 "source": r.source,
+                "language": r.language,
                 "captions": "\n".join(f"{t} ({c})" if c else t for t, c in captions.get(r.id, [])),
                 "caption_list": captions.get(r.id, []),
             }
@@ -269,7 +283,6 @@ class Archive:
                 row.update(
                     byline=r.byline,
                     dateline=r.dateline,
-                    language=r.language,
                     places=places.get(r.id, []),
                     story_id=r.story_id or r.id,
                 )
@@ -357,7 +370,9 @@ class Archive:
         """Articles like this one, by the key terms of its headline and body, each with the words they
         share with it (`shared`, as the article writes them)."""
         with self.sessions() as session:
-            row = session.execute(select(Article.headline, Article.body).where(Article.id == article_id)).first()
+            row = session.execute(
+                select(Article.headline, Article.body, Article.language).where(Article.id == article_id)
+            ).first()
         if row is None:
             return []
         try:
@@ -365,9 +380,9 @@ class Archive:
         except IndexMissing:
             return []
         text = f"{row.headline}\n{row.body}"
-        found = searcher.more_like(str(article_id), text, limit)
+        found = searcher.more_like(str(article_id), text, limit, row.language)
         rows = self._hit_rows([int(i) for i, _ in found])
-        words = surface_words(text)
+        words = surface_words(text, searcher.key_of(row.language))
         return [
             {
                 "id": r["id"],
@@ -399,13 +414,13 @@ class Archive:
         return ok, details
 
 
-def surface_words(text: str) -> dict[str, str]:
+def surface_words(text: str, key: str = DEFAULT_LANGUAGE) -> dict[str, str]:
     """Index term -> the word as the text most often writes it ("airstrik" -> "airstrikes"), in lower case
-    unless the text always capitalises it (a name: "Kobani")."""
+    unless the text always capitalises it (a name: "Kobani"); words read by the analysis `key`."""
     seen: dict[str, Counter] = {}
     shapes: dict[str, str] = {}
     for word in _WORD.findall(text):
-        terms = analyse(word)
+        terms = analyse(word, key=key)
         if len(terms) == 1:
             lower = word.lower()
             seen.setdefault(terms[0], Counter())[lower] += 1
@@ -416,12 +431,15 @@ def surface_words(text: str) -> dict[str, str]:
     return {term: shapes[counts.most_common(1)[0][0]] for term, counts in seen.items()}
 
 
-def caption_match(captions: list[tuple[str, Optional[str]]], terms: Optional[set[str]]) -> Optional[dict]:
-    """The first caption holding a query word, as {"snippet" (escaped HTML with <mark>), "credit"}."""
+def caption_match(
+    captions: list[tuple[str, Optional[str]]], terms: Optional[set[str]], key: str = DEFAULT_LANGUAGE
+) -> Optional[dict]:
+    """The first caption holding a query word (read by the analysis `key`), as {"snippet" (escaped HTML
+    with <mark>), "credit"}."""
     if not terms:
         return None
     for text, credit in captions:
-        spans = find_matches(text, terms, "caption")
+        spans = find_matches(text, terms, "caption", key)
         if spans:
             return {"snippet": snippet(text, spans), "credit": credit}
     return None

@@ -35,6 +35,11 @@ def sql_counts(session: Session) -> dict[str, int]:
     }
 
 
+def searchable_count(session: Session) -> int:
+    """How many articles the index holds when it is complete: the searchable (usable) versions."""
+    return session.scalar(select(func.count()).select_from(Article).where(Article.status == "usable")) or 0
+
+
 def index_status(index: ArchiveIndex) -> dict:
     """The index's document count and size, or the reason it cannot be used."""
     try:

@@ -29,7 +29,8 @@ from search.columns import SegmentCache
 from search.engine import NumpyEngine, WhooshEngine
 from search.index import ArchiveIndex
 from search.internals import ArchiveCodec, GroupingSegmentWriter
-from search.parse import analyse, parse_query, word_query
+from search.languages import fold
+from search.parse import analyse, analyses_query, parse_query, term_query, word_query
 from search.query import (
     ALL_WORDS_FIRST,
     FEEDBACK_DOCS,
@@ -54,9 +55,10 @@ TAIL = (
     "fighters siege villages activists crude brent london traders supply airstrike coalition islamic state "
     "town children blankets winter election vote parliament labour tory budget tax rates inflation growth "
     "football goal striker coach cup final tennis open champion film award actor music chart album "
-    "1,200 2015 u.s. al-qaeda o'brien e-mail"
+    "1,200 2015 u.s. al-qaeda o'brien e-mail Québec Quebec Suruç Méheut Müller élection Häuser die und"
 ).split()
 STOP = "the of and a to in on for".split()
+LANGUAGES = ["en", "en", "de", "fr", None]  # None: not known (analysed as English)
 SOURCES = ["Reuters", "The Associated Press", "Kyodo", "BBC News"]
 PLACES = ["Kobani", "Syria", "Turkey", "Iraq", "Tokyo", "London"]
 PHOTOGRAPHERS = [
@@ -89,6 +91,7 @@ def _doc(rng: random.Random, n: int) -> IndexDocument:
         url=f"https://news.example.com/{n}",
         day=day,
         published_utc=dt.datetime.combine(day, dt.time(rng.randrange(24))) if day else None,
+        language=rng.choice(LANGUAGES),
     )
 
 
@@ -184,7 +187,7 @@ def random_tree(rng: random.Random, docs: list[IndexDocument], depth: int = 0) -
         fieldname = rng.choice(["headline", "body", "caption", "credit", "source", "place", "byline", "dateline"])
         return query.Term(fieldname, _term_of(rng, fieldname), boost=boost)
     if kind == "word":
-        return word_query(_term_of(rng, "body"))
+        return term_query(_term_of(rng, "body"))
     if kind == "phrase":
         doc = rng.choice(docs)
         fieldname = rng.choice(["headline", "body"])
@@ -350,14 +353,34 @@ class Reference:
             sets.append(set(self.hits(days)))
         return set.intersection(*sets) if sets else None
 
+    def scaled(self, word) -> dict[int, float]:
+        """A word's scores, times the share of documents whose analysis keeps it (not a stop word there)."""
+        hits = self.hits(word_query(word))
+        if not word.stopped:
+            return hits
+        analyses = [t.decode() for t in self.searcher.reader().lexicon("analysis")]
+        count = {key: len(self.hits(query.Term("analysis", key))) for key in analyses}
+        share = 1 - sum(count[k] for k in word.stopped) / sum(count.values())
+        return {d: s * share for d, s in hits.items()}
+
+    def typed_spelling(self, word) -> set[int]:
+        """The documents writing the word with the accents it was typed with; none when typed without."""
+        typed = word.text.lower()
+        folded = fold(typed)
+        if typed == folded:
+            return set()
+        return set(self.hits(query.Term("variant", f"{folded}:{typed}")))
+
     def answer(self, request: SearchRequest):
         """(total, [(id, score)] of the page, facet counts, relaxed?)."""
-        parsed = parse_query(request.q)
+        keys = tuple(sorted(t.decode() for t in self.searcher.reader().lexicon("analysis")))
+        parsed = parse_query(request.q, keys)
         relaxed = False
         listed = parsed.is_empty
         words: list[query.Query] = []
         phrase: set[int] = set()
         every: set[int] = set()
+        spelling: Counter = Counter()
         if parsed.boolean is not None:
             hits = self.hits(parsed.boolean)
         elif parsed.is_empty:
@@ -365,24 +388,39 @@ class Reference:
         else:
             url = query.Term("url", parsed.url) if parsed.url else None
             url_found = url is not None and bool(self.hits(url))
-            words = [word_query(w.term) for w in parsed.words]
+            typed = list(parsed.words)
             if parsed.url and not url_found:
-                words += [word_query(w.term) for w in parsed.url_words if w.term not in {x.term for x in parsed.words}]
+                typed += [w for w in parsed.url_words if w.term not in {x.term for x in parsed.words}]
+            words = [word_query(w) for w in typed]
+            # A word that is a stop word in an article's language: that article need not hold it, beside
+            # a word it does hold.
+            needed = [
+                query.Or([q, analyses_query(w.stopped)]) if w.stopped else q for w, q in zip(typed, words, strict=True)
+            ]
             required = list(parsed.required) + ([url] if url_found else [])
-            hits = self.hits(query.And(words + required))
+            hits = self.hits(query.And(needed + required + ([query.Or(words)] if words else [])))
+            if typed:  # scores: the words' (each by its share of articles keeping it) and the required parts'
+                scored = [self.scaled(w) for w in typed]
+                base = self.hits(query.And(required)) if required else {}
+                hits = {d: sum(s.get(d, 0.0) for s in scored) + base.get(d, 0.0) for d in hits}
+            spelling = Counter(d for w in typed for d in self.typed_spelling(w))
             every = set(self._minus(hits, parsed))
             if len(words) > 1 and not url_found and parsed.runs:
                 # Whoosh's own phrase matching, among the best PHRASE_CHECK_DOCS articles holding every word.
                 phrase = set(sorted(every, key=lambda d: (-hits[d], d))[:PHRASE_CHECK_DOCS])
-                for run in parsed.runs:
-                    phrase &= set(self.hits(query.Or([query.Phrase(f, list(run)) for f in PHRASE_FIELDS])))
+                for alternatives in parsed.runs:
+                    phrases = [query.Phrase(f, list(run)) for run in alternatives for f in PHRASE_FIELDS]
+                    phrase &= set(self.hits(query.Or(phrases)))
             if (
                 len(words) > 1
                 and not url_found
                 and len(self._filtered(self._minus(hits, parsed), request)) < request.per_page
             ):
                 relaxed = True
-                hits = self.hits(query.And([query.Or(words)] + required) if required else query.Or(words))
+                matching = self.hits(query.And([query.Or(words)] + required) if required else query.Or(words))
+                scored = [self.scaled(w) for w in typed]
+                base = self.hits(query.And(required)) if required else {}
+                hits = {d: sum(s.get(d, 0.0) for s in scored) + base.get(d, 0.0) for d in matching}
         if parsed.boolean is None:
             hits = self._minus(hits, parsed)
         final = self._filtered(hits, request)
@@ -403,7 +441,7 @@ class Reference:
                     for d in every & set(tiers):
                         tiers[d] += len(words) + 1
             in_phrase = phrase if parsed.runs and phrase else set()
-            order = sorted(final, key=lambda d: (d not in in_phrase, -tiers[d], -final[d], d))
+            order = sorted(final, key=lambda d: (d not in in_phrase, -tiers[d], -spelling[d], -final[d], d))
         else:
             newest = request.sort != "oldest"
             order = sorted(final, key=lambda d: (self.ts[d] == MISSING_TS, -self.ts[d] if newest else self.ts[d], d))
@@ -423,26 +461,25 @@ class Reference:
         texts = self.texts([self.searcher.stored_fields(d)["id"] for d in best])
         top = max(final[d] for d in best)
         model: Counter = Counter()
-        for d, text in zip(best, texts, strict=False):
-            terms = Counter(analyse(text))
+        for d, (text, language) in zip(best, texts, strict=False):
+            terms = Counter(analyse(text, key=language or "en"))
             length = sum(terms.values()) or 1
             for term, count in terms.items():
                 model[term] += math.exp(final[d] - top) * count / length
         reader = self.searcher.reader()
         limit = FEEDBACK_MAX_SHARE * self.searcher.doc_count()
         chosen = [
-            (t, v)
-            for t, v in model.most_common(FEEDBACK_TERMS * 4)
-            if max(reader.doc_frequency(f, t) for f in DEFAULT_FIELDS) <= limit
+            (t, v) for t, v in model.most_common() if max(reader.doc_frequency(f, t) for f in DEFAULT_FIELDS) <= limit
         ][:FEEDBACK_TERMS]
-        typed = [w.term for w in parsed.words]
+        typed = {w.term: w for w in parsed.words}
         weights: Counter = Counter({t: FEEDBACK_TYPED_WEIGHT / len(typed) for t in typed})
         mass = sum(v for _, v in chosen) or 1.0
         for term, value in chosen:
             weights[term] += (1 - FEEDBACK_TYPED_WEIGHT) * value / mass
         scores: dict[int, float] = {d: 0.0 for d in hits}
         for term, weight in weights.items():
-            for d, score in self.hits(word_query(term)).items():
+            found = self.scaled(typed[term]) if term in typed else self.hits(term_query(term))
+            for d, score in found.items():
                 if d in scores:
                     scores[d] += weight * score
         return scores
@@ -461,9 +498,12 @@ class Reference:
 def test_generated_requests_answer_as_plain_whoosh_does(searcher, cache, docs, index_docs):
     rng = random.Random(11)
 
-    def texts(ids: list[str]) -> list[str]:  # what the read service gives for relevance feedback
+    def texts(ids: list[str]) -> list[tuple[str, str]]:  # what the read service gives for relevance feedback
         return [
-            f"{index_docs[i].headline}\n{index_docs[i].body}\n" + "\n".join(c.text for c in index_docs[i].captions)
+            (
+                f"{index_docs[i].headline}\n{index_docs[i].body}\n" + "\n".join(c.text for c in index_docs[i].captions),
+                index_docs[i].language,
+            )
             for i in ids
         ]
 

@@ -44,3 +44,24 @@ def test_sqlite_runs_in_wal_mode(migrated):
     engine = make_engine(migrated)
     with engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+
+
+def test_stored_language_tags_are_rewritten_in_one_form(settings):
+    """Revision 0007: tags as each reader cut them ("pt-br", "EN_us", "iw") become one form; a value that
+    is no tag becomes unknown."""
+    command.upgrade(alembic_config(settings), "0006")
+    engine = make_engine(settings)
+    with engine.begin() as connection:
+        for n, tag in enumerate(["pt-br", "EN_us", "iw", "de", "English", None]):
+            connection.execute(
+                text(
+                    "INSERT INTO articles (headline, body, date_inferred, language, content_sha256, original_file, "
+                    "ingested_at, indexed) VALUES ('h', 'b', false, :tag, :sha, 'f', '2026-12-05 00:00:00', false)"
+                ),
+                {"tag": tag, "sha": f"{n:064d}"},
+            )
+    upgrade(settings)
+    with engine.connect() as connection:
+        stored = connection.execute(text("SELECT language FROM articles ORDER BY id")).scalars().all()
+    engine.dispose()
+    assert stored == ["pt", "en", "he", "de", None, None]

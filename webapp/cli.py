@@ -20,6 +20,7 @@ import click
 import waitress
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
+from tqdm import tqdm
 
 from ingest.errors import position_name
 from ingest.indexing import reindex as rebuild_index
@@ -32,7 +33,7 @@ from store import saved as saved_searches
 from store.db import DatabaseBehind, make_engine, make_sessionmaker, require_current, upgrade
 from store.read import Archive
 from store.settings import Settings, SettingsError
-from store.stats import collect
+from store.stats import collect, searchable_count
 
 from . import create_app
 from .api import csv_lines
@@ -159,17 +160,23 @@ def _print_result(result: FileResult) -> None:
 
 @cli.command()
 def reindex() -> None:
-    """Rebuild the search index from the SQL store and swap it in atomically."""
+    """Rebuild the search index from the SQL store and swap it in atomically (a bar of articles on a
+    terminal); searches keep answering from the old index meanwhile."""
     settings = _settings()
     _upgrade(settings)
     engine = make_engine(settings)
+    sessions = make_sessionmaker(engine)
     try:
-        count = rebuild_index(
-            make_sessionmaker(engine),
-            ArchiveIndex(settings.index_dir),
-            procs=settings.index_procs,
-            memory_mb=settings.index_memory_mb,
-        )
+        with sessions() as session:
+            total = searchable_count(session)
+        with tqdm(total=total, unit="article", file=sys.stderr, disable=None, dynamic_ncols=True) as bar:
+            count = rebuild_index(
+                sessions,
+                ArchiveIndex(settings.index_dir),
+                procs=settings.index_procs,
+                memory_mb=settings.index_memory_mb,
+                progress=lambda done: bar.update(done - bar.n),
+            )
     finally:
         engine.dispose()
     click.echo(f"reindexed {count} article(s) into {settings.index_dir}")

@@ -22,6 +22,8 @@ import feedparser
 from bs4 import BeautifulSoup
 from lxml import etree
 
+from search.languages import language_tag
+
 from .. import dates
 from ..credits import caption_from_parts
 from ..errors import InputError
@@ -115,7 +117,7 @@ def read_feed_entry(entry: dict[str, Any]) -> ArticleData:
         article.version_time = updated if isinstance(updated, dt.datetime) else None
     language = entry.get("language")
     if language:
-        article.language = str(language).split("-")[0].lower()[:16]
+        article.language = language_tag(str(language))
     return article
 
 

@@ -11,6 +11,8 @@ from typing import Any, Iterable, Optional
 
 from bs4 import BeautifulSoup, Tag
 
+from search.languages import language_tag
+
 from .. import dates
 from ..normalise import collapse
 
@@ -364,17 +366,10 @@ def _markup_author(tag: Optional[Tag]) -> Optional[str]:
 
 # -- language -----------------------------------------------------------------------------------------
 
-_LANG = re.compile(r"^([a-z]{2,3})(?:[-_][A-Za-z0-9]{2,8})*$")
-
 
 def language_code(value: Any) -> Optional[str]:
-    """ "en-US" -> "en", "pt_BR" -> "pt"; None for anything that is not a language tag."""
-    if not isinstance(value, str):
-        return None
-    m = _LANG.match(value.strip().lower())
-    if not m or m.group(1) in ("und", "mul", "zxx", "xx"):
-        return None
-    return m.group(1)
+    """ "en-US" -> "en", "pt_BR" -> "pt"; None for anything that is not a language tag (search.languages)."""
+    return language_tag(value)
 
 
 def page_language(soup: BeautifulSoup, meta: dict[str, str], ld: dict) -> Optional[str]:

@@ -6,6 +6,8 @@ import datetime as dt
 import json
 from typing import Any, Iterable, Optional
 
+from search.languages import language_tag
+
 from .. import dates
 from ..credits import caption_from_parts, find_agency, split_caption
 from ..errors import InputError
@@ -153,8 +155,8 @@ def article_from_object(obj: Any) -> ArticleData:
     if dateline:
         article.dateline = collapse(dateline)[:200]
     language = _text(_first(obj, LANGUAGE_KEYS))
-    if language and 2 <= len(language.strip()) <= 16:
-        article.language = language.strip().lower().replace("_", "-")
+    if language:
+        article.language = language_tag(language)
     article.places = _places(_first(obj, PLACE_KEYS))
     uri = obj.get("uri")
     if isinstance(uri, str) and uri.strip():  # IPTC ninjs: the item's identity across its versions

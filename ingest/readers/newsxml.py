@@ -26,6 +26,8 @@ from typing import Iterable, Optional
 from dateutil import parser as date_parser
 from lxml import etree
 
+from search.languages import language_tag
+
 from ..credits import caption_from_parts, source_for
 from ..errors import InputError
 from ..normalise import collapse, split_paragraphs
@@ -180,7 +182,7 @@ def read_nitf(data: bytes | etree._Element) -> ArticleData:
         article.notice = notice if withdrawn else None
     language = nitf.get("baselang") or nitf.get("lang")
     if language:
-        article.language = language.split("-")[0].split("_")[0].lower()[:16]
+        article.language = language_tag(language)
     return article
 
 
@@ -326,7 +328,7 @@ def read_newsml_item(item: etree._Element, captions: list[CaptionData]) -> Artic
         article.dateline = _dateline_place(dateline) or place or None
         language = meta.find("language")
         if language is not None and language.get("tag"):
-            article.language = language.get("tag").split("-")[0].lower()[:16]
+            article.language = language_tag(language.get("tag"))
         published = None
         for name in ("contentCreated",):
             published = published or _date(text_of(meta.find(name)))
@@ -352,7 +354,7 @@ def read_newsml_item(item: etree._Element, captions: list[CaptionData]) -> Artic
     if not article.language:
         lang = item.get("lang")
         if lang:
-            article.language = lang.split("-")[0].lower()[:16]
+            article.language = language_tag(lang)
     return article
 
 
