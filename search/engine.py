@@ -30,6 +30,7 @@ from . import internals
 
 B = 0.75
 K1 = 1.2
+UNBALANCED = 16  # an intersection of lists this many times apart in length searches the long one
 EMPTY_IDS = np.empty(0, dtype=np.int64)
 EMPTY_SCORES = np.empty(0, dtype=np.float64)
 LENGTHS = np.array([byte_to_length(b) or 0 for b in range(256)], dtype=np.float64)
@@ -109,7 +110,17 @@ def _union(parts: list[Scored], doc_count: int) -> Scored:
 
 
 def _intersect(a: Scored, b: Scored, keep_b_scores: bool = True) -> Scored:
-    ids, ia, ib = np.intersect1d(a.ids, b.ids, assume_unique=True, return_indices=True)
+    small, large = (a, b) if a.ids.size <= b.ids.size else (b, a)
+    if small.ids.size * UNBALANCED < large.ids.size:
+        # A short list against a long one (a word among the articles of one language): binary search of
+        # the short list's ids in the long one, instead of sorting both together.
+        at = np.searchsorted(large.ids, small.ids)
+        at[at == large.ids.size] = 0
+        held = large.ids[at] == small.ids
+        ids = small.ids[held]
+        ia, ib = (np.flatnonzero(held), at[held]) if small is a else (at[held], np.flatnonzero(held))
+    else:
+        ids, ia, ib = np.intersect1d(a.ids, b.ids, assume_unique=True, return_indices=True)
     scores = a.scores[ia] + (b.scores[ib] if keep_b_scores else 0)
     return Scored(ids, scores)
 

@@ -84,13 +84,16 @@ _URL_NOISE = {"html", "htm", "shtml", "php", "asp", "aspx", "jsp", "cfm", "stm",
 @dataclass(frozen=True)
 class Word:
     """A bare word as typed and as the index holds it: the terms the default fields hold it as (one per
-    analysis that keeps it; several when languages stem it apart), the form name fields hold it in, and the
-    analyses in which it is a stop word (their articles need not hold it)."""
+    analysis that keeps it; several when languages stem it apart), each looked for in the articles of the
+    analyses that give it (a Finnish stem of an English word is no match in an English article), the form
+    name fields hold it in, and the analyses in which it is a stop word (their articles need not hold it)."""
 
     text: str
     terms: tuple[str, ...]
     plain: str = ""
     stopped: tuple[str, ...] = ()
+    # For each term, the analyses that read the word as it: the articles it is looked for in (empty: all).
+    scopes: tuple[tuple[str, ...], ...] = ()
 
     @property
     def term(self) -> str:
@@ -137,13 +140,22 @@ class ParsedQuery:
 
 
 def word_query(word: Word) -> query.Query:
-    """One bare word: any of its terms in every default field, each with its weight, and the word in the
-    byline. (Articles of an analysis in which it is a stop word need not hold it: the searcher counts them
-    as holding it beside a word they do hold, search/query.py.)"""
-    parts = [query.Term(f, term, boost=FIELD_WEIGHTS[f]) for term in word.terms for f in DEFAULT_FIELDS]
+    """One bare word: each of its terms in every default field, each with its weight, in the articles of
+    the analyses that give that term; and the word in the byline. (Articles of an analysis in which it is a
+    stop word need not hold it: the searcher counts them as holding it beside a word they do hold,
+    search/query.py.)"""
+    parts: list[query.Query] = []
+    for n, term in enumerate(word.terms):
+        fields = [query.Term(f, term, boost=FIELD_WEIGHTS[f]) for f in DEFAULT_FIELDS]
+        parts.append(scoped(query.Or(fields), word.scopes[n] if n < len(word.scopes) else ()))
     if word.plain:
         parts.append(query.Term("byline", word.plain, boost=BYLINE_WEIGHT))
     return query.Or(parts)
+
+
+def scoped(q: query.Query, keys: tuple[str, ...]) -> query.Query:
+    """`q` among the articles of the analyses `keys` only (scored by `q` alone); `q` itself for no keys."""
+    return query.Require(q, analyses_query(keys)) if keys else q
 
 
 def analyses_query(keys: tuple[str, ...]) -> query.Query:
@@ -253,7 +265,9 @@ class _Parser:
                     tokens.append(_Op({"&&": "AND", "||": "OR"}.get(piece, piece)))
                     continue
                 sign = ""
-                if piece[0] in "+-" and len(piece) > 1 and piece[1] not in "+-":
+                # A sign stands at the start of a word; a hyphen after a bracket joins ("(BTC)-Futures").
+                after_bracket = pos - len(piece) > 0 and text[pos - len(piece) - 1] == ")"
+                if piece[0] in "+-" and len(piece) > 1 and piece[1] not in "+-" and not after_bracket:
                     sign, piece = piece[0], piece[1:]
                 elif not re.search(r"\w", piece):
                     continue  # punctuation alone ("-", "&", "|")
@@ -310,41 +324,51 @@ class _Parser:
         found = []
         for typed, _, _ in split_words(text, self.folds):
             lower = typed.lower()
-            by_key = [analysis(key).term(lower) for key in self.keys]
-            terms = tuple(dict.fromkeys(t for t in by_key if t is not None))
-            if terms:
-                stopped = tuple(k for k, t in zip(self.keys, by_key, strict=True) if t is None)
-                found.append(Word(typed, terms, self._plain(lower), stopped))
+            by_key = {key: analysis(key).term(lower) for key in self.keys}
+            scopes = self._scopes(by_key)
+            if scopes:
+                stopped = tuple(k for k, t in by_key.items() if t is None)
+                found.append(Word(typed, tuple(scopes), self._plain(lower), stopped, tuple(scopes.values())))
         if not found and note_ignored and re.search(r"\w", text):
             self.ignored.append(text)
         return found
 
-    def _sequences(self, lowers: list[str]) -> list[tuple[str, ...]]:
-        """The distinct term sequences of words by each analysis (stop words left out), longest first kept."""
-        out: dict[tuple[str, ...], None] = {}
+    def _scopes(self, by_key: dict) -> dict:
+        """Each distinct reading (a term, or a sequence of terms) of the analyses' readings `by_key` (None
+        where one drops it), with the analyses giving it: () when all of them do."""
+        scopes: dict = {}
+        for key, reading in by_key.items():
+            if reading:
+                scopes.setdefault(reading, []).append(key)
+        return {r: () if len(keys) == len(self.keys) else tuple(keys) for r, keys in scopes.items()}
+
+    def _sequences(self, lowers: list[str]) -> dict[tuple[str, ...], tuple[str, ...]]:
+        """The distinct term sequences of words by each analysis (stop words left out), each with the
+        analyses giving it (() when all do)."""
+        by_key = {}
         for key in self.keys:
             term = analysis(key).term
-            sequence = tuple(t for t in (term(lower) for lower in lowers) if t is not None)
-            if sequence:
-                out[sequence] = None
-        return list(out)
+            by_key[key] = tuple(t for t in (term(lower) for lower in lowers) if t is not None)
+        return self._scopes(by_key)
 
     def _stemmed_query(self, text: str, fields: list[str], weighted: bool) -> Optional[query.Query]:
-        """`text` as a phrase (a term when one word) in each of `fields`, by each analysis; None when it has
-        no word any analysis keeps."""
+        """`text` as a phrase (a term when one word) in each of `fields`, by each analysis among its own
+        articles; None when it has no word any analysis keeps."""
         sequences = self._sequences(self._lowers(text))
         if not sequences:
             if re.search(r"\w", text):
                 self.ignored.append(text)
             return None
         parts = []
-        for sequence in sequences:
+        for sequence, keys in sequences.items():
+            alternatives = []
             for f in fields:
                 boost = FIELD_WEIGHTS[f] if weighted else 1.0
                 if len(sequence) == 1:
-                    parts.append(query.Term(f, sequence[0], boost=boost))
+                    alternatives.append(query.Term(f, sequence[0], boost=boost))
                 else:
-                    parts.append(query.Phrase(f, list(sequence), boost=boost))
+                    alternatives.append(query.Phrase(f, list(sequence), boost=boost))
+            parts.append(scoped(alternatives[0] if len(alternatives) == 1 else query.Or(alternatives), keys))
         return parts[0] if len(parts) == 1 else query.Or(parts)
 
     def _wildcard(self, chunk: _Chunk, fieldname: Optional[str]) -> Optional[query.Query]:
@@ -364,6 +388,10 @@ class _Parser:
             parts = [query.Prefix(f, head, constantscore=False) for f in fields]
         else:
             parts = [query.Wildcard(f, pattern, constantscore=False) for f in fields]
+            if fieldname is None and re.search(r"\w\*\w", pattern):
+                # A star inside a word is also the word as written: German's gender star ("Kund*innen").
+                literal = _and([word_query(w) for w in self._words(chunk.text, note_ignored=False)])
+                parts += [literal] if literal is not None else []
         return parts[0] if len(parts) == 1 else query.Or(parts)
 
     def _field_query(self, chunk: _Chunk) -> Optional[query.Query]:

@@ -363,13 +363,21 @@ class Reference:
         share = 1 - sum(count[k] for k in word.stopped) / sum(count.values())
         return {d: s * share for d, s in hits.items()}
 
-    def typed_spelling(self, word) -> set[int]:
-        """The documents writing the word with the accents it was typed with; none when typed without."""
+    def typed_spelling(self, word) -> dict[int, int]:
+        """2 for documents writing the word as typed, 1 for those writing it in another spelling, where the
+        index holds an accented spelling of it (search/query.py's _typed_spelling, from plain sets)."""
         typed = word.text.lower()
         folded = fold(typed)
-        if typed == folded:
-            return set()
-        return set(self.hits(query.Term("variant", f"{folded}:{typed}")))
+        variants = [
+            t.decode() for t in self.searcher.reader().lexicon("variant") if t.decode().startswith(folded + ":")
+        ]
+        if not variants:
+            return {}
+        accented = set(self.hits(query.Or([query.Term("variant", v) for v in variants])))
+        names = set(self.hits(query.Term("name", folded)))
+        as_typed = set(self.hits(query.Term("variant", f"{folded}:{typed}"))) if typed != folded else names - accented
+        holders = set(self.hits(word_query(word)))
+        return {d: 2 if d in as_typed else 1 for d in holders & (accented | names)}
 
     def answer(self, request: SearchRequest):
         """(total, [(id, score)] of the page, facet counts, relaxed?)."""
@@ -403,7 +411,9 @@ class Reference:
                 scored = [self.scaled(w) for w in typed]
                 base = self.hits(query.And(required)) if required else {}
                 hits = {d: sum(s.get(d, 0.0) for s in scored) + base.get(d, 0.0) for d in hits}
-            spelling = Counter(d for w in typed for d in self.typed_spelling(w))
+            spelling = Counter()
+            for w in typed:
+                spelling.update(self.typed_spelling(w))
             every = set(self._minus(hits, parsed))
             if len(words) > 1 and not url_found and parsed.runs:
                 # Whoosh's own phrase matching, among the best PHRASE_CHECK_DOCS articles holding every word.

@@ -90,6 +90,14 @@ ARTICLES = [
         "language": "de",
     },
     {
+        "headline": "CME nun zweitgrößte Bitcoin (BTC)-Futures-Börse",
+        "body": "Die Stadtwerke versorgen zwei Millionen Kund*innen mit Strom, Gas und Wasser. Die Börse in "
+        "Chicago handelt nun mehr Futures als jede andere.",
+        "date": "2017-07-02",
+        "source": "dpa",
+        "language": "de",
+    },
+    {
         "headline": "Ein Haus für die Welt",
         "body": "Das neue Museum in Bonn zeigt Kunst aus der ganzen Welt. Das Haus öffnet im Herbst.",
         "date": "2017-07-01",
@@ -248,14 +256,20 @@ def test_a_name_typed_without_its_accents_finds_its_article(archive, q, headline
     assert not answer["corrected"]
 
 
-def test_the_spelling_typed_with_accents_ranks_first(archive):
+def test_the_spelling_typed_ranks_first(archive):
     accented = headlines(search(archive, "Québec"))
     plain = headlines(search(archive, "Quebec"))
     assert set(accented) == set(plain) and len(accented) == 3
     # Typed with its accent, every article writing "Québec" comes before the one writing "Quebec" (which
-    # ranks second by its score alone); typed without, the score alone decides.
+    # ranks second by its score alone); typed without, the one writing "Quebec" comes first.
     assert accented[-1] == "Hydro exports from the province rise"
-    assert plain[1] == "Hydro exports from the province rise"
+    assert plain[0] == "Hydro exports from the province rise"
+
+
+def test_the_word_itself_ranks_before_words_of_its_stem(archive):
+    """ "Hauser" typed without its accent: the article writing "Häuser" before the one writing "Haus" (both
+    are the German stem "haus")."""
+    assert headlines(search(archive, "Hauser")) == ["Die Häuser in Erfurt werden teurer", "Ein Haus für die Welt"]
 
 
 def test_highlights_mark_the_word_as_the_article_writes_it(archive):
@@ -306,6 +320,14 @@ def test_a_german_query_finds_german_forms_and_its_stop_words_are_not_required(a
         "Die Häuser in Erfurt werden teurer",
         "Die Mieten in Leipzig steigen weiter",
     }
+
+
+def test_pasted_german_text_is_read_as_written(archive):
+    """A hyphen after a bracket joins words ("(BTC)-Futures" excludes nothing), and a star inside a word is
+    also the word as written (the German gender star, "Kund*innen"), as well as a wildcard."""
+    target = "CME nun zweitgrößte Bitcoin (BTC)-Futures-Börse"
+    assert headlines(search(archive, target))[:1] == [target]
+    assert headlines(search(archive, "Millionen Kund*innen mit Strom, Gas"))[:1] == [target]
 
 
 def test_the_language_filter_reads_the_query_by_that_language(archive):
