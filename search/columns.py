@@ -286,6 +286,29 @@ class View:
             )
             self.facets[facet] = FacetArrays(values, docs, value_of)
             self.facets[facet].index_by_document(self.doc_count_all)
+        self._vocabulary: Optional[list[str]] = None
+        self._accented: Optional[frozenset[str]] = None
+
+    def accented(self, reader) -> frozenset[str]:
+        """The (folded) words the archive also writes with accents: the "folded" halves of the variant
+        field's "folded:written" terms, read once per view."""
+        if self._accented is None:
+            found = set()
+            if "variant" in reader.schema:
+                found = {term.decode("utf-8").partition(":")[0] for term in reader.lexicon("variant")}
+            self._accented = frozenset(found)
+        return self._accented
+
+    def vocabulary(self, reader, fields: tuple[str, ...]) -> list[str]:
+        """The words of `fields` (the spelling fields: headline and caption words, unstemmed), sorted; read
+        from the lexicon once per view and shared by the searchers of these segments."""
+        if self._vocabulary is None:
+            words = set()
+            for fieldname in fields:
+                if fieldname in reader.schema:
+                    words.update(term.decode("utf-8") for term in reader.lexicon(fieldname))
+            self._vocabulary = sorted(words)
+        return self._vocabulary
 
 
 class BoundView:

@@ -14,7 +14,7 @@ from html import escape
 from typing import Iterable, Optional
 
 from .analysis import words
-from .languages import DEFAULT_LANGUAGE, LEGACY, analysis, fold, is_cjk_char
+from .languages import CJK, DEFAULT_LANGUAGE, LEGACY, analysis, fold, is_cjk_char
 from .schema import NAME_FIELDS
 
 DEFAULT_SNIPPET_CHARS = 240
@@ -52,7 +52,8 @@ def find_matches(text: str, terms: Iterable[str], fieldname: str, key: str = DEF
     bigrams = analysis(key).bigrams
     for m in candidate.finditer(searched):
         chunk = text[m.start() : m.end()]
-        for word, start, end in words(chunk, bigrams):
+        found = words(chunk, bigrams) if bigrams and CJK.search(chunk) else ((chunk, 0, len(chunk)),)
+        for word, start, end in found:
             lower = word.lower()
             form = fold(lower) if folding else lower
             if (prefixes and form.startswith(prefixes)) or _analyse(fieldname, key, lower) in exact:

@@ -32,8 +32,9 @@ from typing import Optional, Union
 
 from whoosh import query
 
+from .analysis import tokens
 from .analysis import words as split_words
-from .languages import DEFAULT_LANGUAGE, LEGACY, analysis, fold
+from .languages import DEFAULT_LANGUAGE, LEGACY, analysis, fold, term_function
 from .schema import DEFAULT_FIELDS, NAME_FIELDS, normalise_url
 
 # Query-time weights of the default fields (each field's BM25 score is multiplied by its weight). The
@@ -178,9 +179,8 @@ def analyse(text: str, fieldname: str = "body", key: str = DEFAULT_LANGUAGE) -> 
 
 def analysed_terms(text: str, key: str = DEFAULT_LANGUAGE) -> list[str]:
     """Every index term of `text` as the default fields hold it in an article of analysis `key`, in order."""
-    language = analysis(key)
-    term = language.term
-    found = (term(word.lower()) for word, _, _ in split_words(text, language.bigrams))
+    term = term_function(key)
+    found = (term(word.lower()) for word in tokens(text, analysis(key).bigrams))
     return [t for t in found if t is not None]
 
 

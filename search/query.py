@@ -35,6 +35,8 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
 import numpy as np
+from rapidfuzz import process
+from rapidfuzz.distance import DamerauLevenshtein
 from whoosh import query
 from whoosh.searching import Searcher
 
@@ -69,6 +71,8 @@ FEEDBACK_MAX_SHARE = 0.1
 RELATED_TERMS = 12
 RELATED_MIN_SHARED = 3
 
+# Close words weighed for a correction, at each edit distance: the most frequent in the spelling vocabulary.
+SUGGEST_CANDIDATES = 8
 # Corrections are looked for only for words this rare: at most this many articles, or this share of them.
 SUGGEST_RARE_DOCS = 3
 SUGGEST_RARE_SHARE = 0.0001
@@ -82,7 +86,6 @@ CERTAIN_RATIO = 20
 NAME_SHARE = 0.5
 MAX_LANGUAGES = 1000  # more than there are language tags
 EMPTY = np.empty(0, dtype=np.int64)
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 LEGACY_NOTICE = (
     "this archive's index was built by an older version: accents, other languages and bylines are not "
     "searched as described until `newsarchive reindex` rebuilds it"
@@ -393,9 +396,10 @@ class ArchiveSearcher:
             return None
         typed = word.text.lower()
         folded = fold(typed)
-        variants = list(self.searcher.reader().expand_prefix("variant", f"{folded}:"))
-        if not variants:
+        reader = self.searcher.reader()
+        if folded not in self.view.view.accented(reader):
             return None
+        variants = list(reader.expand_prefix("variant", f"{folded}:"))
         accented, _ = self.view.evaluate(query.Or([query.Term("variant", v) for v in variants]))
         names, _ = self.view.evaluate(query.Term("name", folded))
         if typed != folded:
@@ -598,48 +602,38 @@ class ArchiveSearcher:
     ) -> Optional[tuple[str, int, int, int]]:
         """(the close word held by the most articles, its edit distance, how many hold it, how many hold
         the next best other word at that distance) for `word`, held by `own` articles and `written` in the
-        headline and caption vocabulary or not; None when no close word qualifies (see `suggest`)."""
-        for distance in (1, 2) if len(word.plain) > 4 else (1,):
+        headline and caption vocabulary or not; None when no close word qualifies (see `suggest`).
+
+        Close words: the vocabulary's words within one edit (two for words of five letters or more) by
+        Damerau-Levenshtein distance (a swap of neighbouring letters is one edit), the first letter
+        included, found by rapidfuzz over the whole vocabulary in C; the SUGGEST_CANDIDATES most frequent
+        of each distance are weighed."""
+        reader = self.searcher.reader()
+        vocabulary = self.view.view.vocabulary(reader, tuple(spell_fields))
+        limit = 1 if len(word.plain) <= 4 else 2
+        close = process.extract(
+            word.plain, vocabulary, scorer=DamerauLevenshtein.distance, score_cutoff=limit, limit=None
+        )
+        for distance in range(1, limit + 1):
+            candidates = [c for c, d, _ in close if d == distance]
+            candidates.sort(key=lambda c: (-max(reader.frequency(f, c) for f in spell_fields), c))
             found: dict[str, int] = {}
-            for spell_field in spell_fields:
-                candidates = self.searcher.corrector(spell_field).suggest(
-                    word.plain, limit=8, maxdist=distance, prefix=1
-                )
-                if distance == 1:
-                    candidates += self._near_edits(word.plain, spell_field)
-                for candidate in candidates:
-                    if candidate == word.plain or candidate in found:
-                        continue
-                    words = parse_query(candidate, keys).words
-                    held = self._holders(words[0]) if len(words) == 1 else EMPTY
-                    if held.size <= 3 * own:
-                        continue
-                    if self._same_word(word.plain, candidate, self._languages_of(held).most_common(1)[0][0]):
-                        continue
-                    if capitalised and not self._is_name(candidate, held.size):
-                        continue  # a name is never replaced by a common word
-                    if written and own and not self._same_languages(word, held):
-                        continue  # a word of another language is not a misspelling of this one
-                    found[candidate] = held.size
+            for candidate in candidates[:SUGGEST_CANDIDATES]:
+                words = parse_query(candidate, keys).words
+                held = self._holders(words[0]) if len(words) == 1 else EMPTY
+                if held.size <= 3 * own:
+                    continue
+                if self._same_word(word.plain, candidate, self._languages_of(held).most_common(1)[0][0]):
+                    continue
+                if capitalised and not self._is_name(candidate, held.size):
+                    continue  # a name is never replaced by a common word
+                if written and own and not self._same_languages(word, held):
+                    continue  # a word of another language is not a misspelling of this one
+                found[candidate] = held.size
             if found:
                 ranked = sorted(found.items(), key=lambda item: (-item[1], item[0]))
                 return ranked[0][0], distance, ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0
         return None
-
-    def _near_edits(self, typed: str, spell_field: str) -> list[str]:
-        """Words of the vocabulary one edit from `typed` that the corrector's automaton does not reach: at
-        the first letter (one added, dropped or changed: "istorique", "vchina"), which it holds fixed for
-        speed, and two neighbouring letters swapped ("rcazy", "nuder"), which it counts as two edits.
-        Looked up one by one: a few dozen lookups."""
-        if len(typed) < 3 or not typed.isascii():
-            return []
-        edits = {typed[1:]}
-        edits.update(c + typed for c in _LETTERS)
-        edits.update(c + typed[1:] for c in _LETTERS)
-        edits.update(typed[:i] + typed[i + 1] + typed[i] + typed[i + 2 :] for i in range(len(typed) - 1))
-        edits.discard(typed)
-        reader = self.searcher.reader()
-        return sorted(e for e in edits if (spell_field, e) in reader)
 
     @staticmethod
     def _same_word(typed: str, candidate: str, key: str) -> bool:

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Optional
 from urllib.parse import urlsplit
 
-from whoosh import analysis, columns
+from whoosh import analysis, columns, formats
 from whoosh.fields import COLUMN, ID, KEYWORD, NUMERIC, TEXT, Schema
 
-from .analysis import ArchiveAnalyzer, FastPositions, accent_variants, mark, written_names
-from .languages import analysis_key, fold
+from .analysis import NAMES, ArchiveAnalyzer, FastPositions, NameAnalyzer, VariantAnalyzer, mark
+from .languages import analysis_key
 
 # Bumped whenever the schema or the way documents are written changes: an index built under another
 # version is rebuilt from SQL by the next `newsarchive ingest` or `newsarchive reindex`. An index of a
@@ -57,6 +57,14 @@ def _facet_field() -> KEYWORD:
     return facet
 
 
+def _set_field(analyzer) -> KEYWORD:
+    """A field of terms worked out from a whole text (no positions, not scored): names, spellings."""
+    field = KEYWORD(stored=False, scorable=False, sortable=False)
+    field.analyzer = analyzer
+    field.format = formats.Existence()  # which articles hold a term is all that is read
+    return field
+
+
 def _fast(text_field: TEXT) -> TEXT:
     text_field.format = FastPositions(field_boost=text_field.format.field_boost)
     return text_field
@@ -81,10 +89,11 @@ def build_schema() -> Schema:
         # The analysis each article was indexed with (search/languages.py: "en", "de", ..., "plain").
         analysis=_facet_field(),
         # Words the article writes as names (capitalised inside its sentences, its writers, photographers
-        # and places), folded: a correction never turns a name into a common word.
-        name=_facet_field(),
+        # and places), folded: a correction never turns a name into a common word. Worked out from the text
+        # by the field's analyzer, in the index writer's processes.
+        name=_set_field(NameAnalyzer()),
         # "folded:written" for each word with an accent ("quebec:québec"): the spelling typed ranks first.
-        variant=_facet_field(),
+        variant=_set_field(VariantAnalyzer()),
         # Exact values for facets and filters.
         source_facet=_facet_field(),
         credit_facet=_facet_field(),
@@ -145,14 +154,6 @@ def byline_names(byline: str) -> list[str]:
     return list(dict.fromkeys(name for name in names if name))
 
 
-def _name_words(name: str) -> list[str]:
-    """The lower-cased words of a name ("Constant Méheut" -> ["constant", "méheut"])."""
-    return [word.casefold() for word in _NAME_PART.findall(name)]
-
-
-_NAME_PART = re.compile(r"[^\W\d_][\w&]*")
-
-
 @dataclass(frozen=True)
 class CaptionFields:
     text: str
@@ -199,17 +200,14 @@ class IndexDocument:
             "body": mark(key, self.body or ""),
             "analysis": key,
         }
-        names = written_names(f"{self.body or ''}\n{captions}")
+        given = []
         if self.captions:
             doc["caption"] = mark(key, captions)
             credits = [c.credit for c in self.captions if c.credit]
             photographers = [c.photographer for c in self.captions if c.photographer]
             if credits or photographers:
                 doc["credit"] = mark(key, "\n".join(dict.fromkeys(credits + photographers)))
-            names.update(fold(word) for name in photographers for word in _name_words(name))
-            facet = list(dict.fromkeys(v for c in self.captions if (v := c.facet_value)))
-            if facet:
-                doc["credit_facet"] = FACET_SEPARATOR.join(facet)
+            given += photographers
         if self.source:
             doc["source"] = self.source
             doc["source_facet"] = self.source
@@ -221,13 +219,10 @@ class IndexDocument:
             writers = byline_names(self.byline)
             if writers:
                 doc["byline_facet"] = FACET_SEPARATOR.join(writers)
-            names.update(fold(word) for writer in writers for word in _name_words(writer))
-        names.update(fold(word) for place in self.places for word in _name_words(place))
-        if names:
-            doc["name"] = FACET_SEPARATOR.join(sorted(names))
-        variants = accent_variants([self.headline or "", self.body or "", captions, self.byline or ""])
-        if variants:
-            doc["variant"] = FACET_SEPARATOR.join(sorted(variants))
+            given += writers
+        given += self.places
+        doc["name"] = f"{self.body or ''}\n{captions}{NAMES}{FACET_SEPARATOR.join(given)}"
+        doc["variant"] = f"{self.headline or ''}\n{self.body or ''}\n{captions}\n{self.byline or ''}"
         if self.dateline:
             doc["dateline"] = self.dateline
             doc["dateline_facet"] = self.dateline.strip()
