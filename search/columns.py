@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
@@ -89,6 +89,17 @@ class SegmentArrays:
     facets: dict[str, FacetArrays]
     article_num: np.ndarray  # int64 SQL article id per local document (ids grow in ingest order)
     story_num: np.ndarray  # int64 story id per local document (the id of the story's first article)
+    # Words of a segment's lexicons, read when first asked (by field names): segments never change.
+    lexicons: dict[tuple[str, ...], frozenset[str]] = field(default_factory=dict)
+
+    def words(self, reader, fields: tuple[str, ...], part=None) -> frozenset[str]:
+        """The terms of `fields` in this segment (`part` of each term before a ":", when given)."""
+        key = fields + ((part,) if part else ())
+        found = self.lexicons.get(key)
+        if found is None:
+            terms = {t.decode("utf-8") for f in fields if f in reader.schema for t in reader.lexicon(f)}
+            found = self.lexicons[key] = frozenset(t.partition(":")[0] for t in terms) if part else frozenset(terms)
+        return found
 
 
 def _read_segment(reader) -> SegmentArrays:
@@ -289,24 +300,24 @@ class View:
         self._vocabulary: Optional[list[str]] = None
         self._accented: Optional[frozenset[str]] = None
 
-    def accented(self, reader) -> frozenset[str]:
+    def accented(self, leaves: list) -> frozenset[str]:
         """The (folded) words the archive also writes with accents: the "folded" halves of the variant
-        field's "folded:written" terms, read once per view."""
+        field's "folded:written" terms, read once per segment and joined once per view. `leaves` are the
+        view's segment readers, in order."""
         if self._accented is None:
-            found = set()
-            if "variant" in reader.schema:
-                found = {term.decode("utf-8").partition(":")[0] for term in reader.lexicon("variant")}
+            found: set[str] = set()
+            for (arrays, _), reader in zip(self.parts, leaves, strict=True):
+                found |= arrays.words(reader, ("variant",), part="folded")
             self._accented = frozenset(found)
         return self._accented
 
-    def vocabulary(self, reader, fields: tuple[str, ...]) -> list[str]:
+    def vocabulary(self, leaves: list, fields: tuple[str, ...]) -> list[str]:
         """The words of `fields` (the spelling fields: headline and caption words, unstemmed), sorted; read
-        from the lexicon once per view and shared by the searchers of these segments."""
+        once per segment and joined once per view, shared by the searchers of these segments."""
         if self._vocabulary is None:
-            words = set()
-            for fieldname in fields:
-                if fieldname in reader.schema:
-                    words.update(term.decode("utf-8") for term in reader.lexicon(fieldname))
+            words: set[str] = set()
+            for (arrays, _), reader in zip(self.parts, leaves, strict=True):
+                words |= arrays.words(reader, fields)
             self._vocabulary = sorted(words)
         return self._vocabulary
 
@@ -318,6 +329,10 @@ class BoundView:
         self.view = view
         self.searcher = searcher
         self.engine = engine
+
+    def leaves(self) -> list:
+        """The searcher's segment readers, in the view's order."""
+        return [reader for reader, _ in self.searcher.reader().leaf_readers()]
 
     @property
     def doc_count_all(self) -> int:

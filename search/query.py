@@ -397,7 +397,7 @@ class ArchiveSearcher:
         typed = word.text.lower()
         folded = fold(typed)
         reader = self.searcher.reader()
-        if folded not in self.view.view.accented(reader):
+        if folded not in self.view.view.accented(self.view.leaves()):
             return None
         variants = list(reader.expand_prefix("variant", f"{folded}:"))
         accented, _ = self.view.evaluate(query.Or([query.Term("variant", v) for v in variants]))
@@ -609,7 +609,7 @@ class ArchiveSearcher:
         included, found by rapidfuzz over the whole vocabulary in C; the SUGGEST_CANDIDATES most frequent
         of each distance are weighed."""
         reader = self.searcher.reader()
-        vocabulary = self.view.view.vocabulary(reader, tuple(spell_fields))
+        vocabulary = self.view.view.vocabulary(self.view.leaves(), tuple(spell_fields))
         limit = 1 if len(word.plain) <= 4 else 2
         close = process.extract(
             word.plain, vocabulary, scorer=DamerauLevenshtein.distance, score_cutoff=limit, limit=None
