@@ -207,6 +207,9 @@ class IndexDocument:
             photographers = [c.photographer for c in self.captions if c.photographer]
             if credits or photographers:
                 doc["credit"] = mark(key, "\n".join(dict.fromkeys(credits + photographers)))
+            facet = list(dict.fromkeys(v for c in self.captions if (v := c.facet_value)))
+            if facet:
+                doc["credit_facet"] = FACET_SEPARATOR.join(facet)
             given += photographers
         if self.source:
             doc["source"] = self.source
