@@ -222,8 +222,8 @@ def anchor_text(job: tuple[str, Path]) -> tuple[str, str]:
     try:
         if anchor == "readability":
             from bs4 import BeautifulSoup  # noqa: PLC0415 (worker process)
-            from readability import Document  # noqa: PLC0415
-            from trafilatura.utils import decode_file  # noqa: PLC0415
+            from readability import Document  # noqa: PLC0415 (worker process)
+            from trafilatura.utils import decode_file  # noqa: PLC0415 (worker process)
 
             summary = Document(decode_file(data)).summary(html_partial=True)
             return page_id(str(path)), BeautifulSoup(summary, "lxml").get_text("\n")

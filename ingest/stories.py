@@ -274,6 +274,12 @@ class _Candidate(NamedTuple):
     shingles: Optional[int]
     language: Optional[str]
 
+    @classmethod
+    def of(cls, article: NewArticle) -> "_Candidate":
+        """A new article of the batch as a candidate for the articles after it."""
+        ordinal = article.day.toordinal() if article.day else None
+        return cls(None, article.signature, ordinal, article.headline, article.time, article.shingles, article.language)
+
 
 _CANDIDATE_COLUMNS = (
     Article.id, Article.story_id, Article.minhash, Article.published_day, Article.headline, Article.published,
@@ -307,10 +313,42 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
     signed = [a for a in batch if a.signature is not None]
     if not signed:
         return stories
-    first_new = min(a.id for a in signed)
     keys = {a.id: a.keys if a.keys is not None else band_keys(a.signature) for a in signed}
-    # Earlier articles that could be versions: those dated within the window of a dated new one, and those
-    # sharing a band key with any new one (the only way to an undated article, or from one).
+    known, holders, keep_dated_keys = _load_candidates(session, signed, keys)
+    table = CandidateTable(len(known) + len(signed))
+    for article_id, candidate in known.items():
+        table.add(article_id, candidate)
+    bodies = {a.id: a.body for a in batch if a.body is not None}
+
+    def body_of(article_id: int) -> str:  # an earlier article's body, read only for the headline rule
+        if article_id not in bodies:
+            bodies[article_id] = session.execute(select(Article.body).where(Article.id == article_id)).scalar() or ""
+        return bodies[article_id]
+
+    joined: dict[int, int] = {}
+    for article in signed:
+        best = best_version(article, table, table.eligible(article, keys[article.id], holders), body_of)
+        if best is not None:
+            stories[article.id] = joined[article.id] = table.story_of[best]
+        # The new article is a candidate for the rest of the batch.
+        table.add(article.id, _Candidate.of(article), story=stories[article.id])
+        for key in keys[article.id]:
+            holders.setdefault(key, []).append(article.id)
+    _write_stories(session, signed, keys, keep_dated_keys, joined)
+    return stories
+
+
+def _load_candidates(
+    session: Session, signed: list[NewArticle], keys: dict[int, list[int]]
+) -> tuple[dict[int, _Candidate], dict[int, list[int]], bool]:
+    """The earlier articles that could be versions of the new ones, the holders of the new ones' band keys,
+    and whether dated articles' keys are kept from now on.
+
+    Candidates: those dated within the window of a dated new article, and those sharing a band key with
+    any new one (the only way to an undated article, or from one). An undated new article looks for every
+    holder of its keys; a dated one only for undated holders (dated ones it finds by day), which keeps the
+    rows read small when boilerplate makes a key common."""
+    first_new = min(a.id for a in signed)
     known: dict[int, _Candidate] = {}
     days = sorted({a.day + dt.timedelta(days=k) for a in signed if a.day for k in range(-WINDOW_DAYS, WINDOW_DAYS + 1)})
     for start in range(0, len(days), _LOOKUP_CHUNK):
@@ -322,9 +360,6 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
             )
         ):
             known[r.id] = _candidate(r)
-    # Band keys: an undated new article looks for every holder of its keys; a dated one only for undated
-    # holders (dated ones it finds by day), which keeps the rows read small when boilerplate makes a key
-    # common.
     undated_keys = sorted({key for a in signed if a.day is None for key in keys[a.id]})
     dated_keys = sorted({key for a in signed if a.day is not None for key in keys[a.id]} - set(undated_keys))
     undated_before = _any_undated(session, first_new)
@@ -332,7 +367,6 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
         dated_keys = []  # no earlier undated article to find: skip the lookups (a wholly dated archive)
         if undated_keys:  # the archive's first undated articles: they need the dated ones' keys from now on
             _store_earlier_keys(session, first_new)
-    keep_dated_keys = undated_before or bool(undated_keys)
     holders: dict[int, list[int]] = {}
     for wanted, only_undated in ((undated_keys, False), (dated_keys, True)):
         for start in range(0, len(wanted), _LOOKUP_CHUNK):
@@ -349,124 +383,126 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
             select(*_CANDIDATE_COLUMNS).where(Article.id.in_(missing[start : start + _LOOKUP_CHUNK]))
         ):
             known[r.id] = _candidate(r)
+    return known, holders, undated_before or bool(undated_keys)
 
-    # Candidates in arrays, the new articles appended as they are assigned (each is a candidate for the
-    # rest of the batch): ids, day ordinals (UNDATED for none) and signatures, one row each.
-    size = len(known) + len(signed)
-    ids = np.zeros(size, dtype=np.int64)
-    ordinals = np.full(size, UNDATED, dtype=np.int64)
-    matrix = np.zeros((size, NUM_PERM), dtype="<u4")
-    story_of: dict[int, int] = {}
-    headlines: list[Optional[str]] = []
-    times: list[Optional[dt.datetime]] = []
-    sizes: list[Optional[int]] = []
-    languages: list[Optional[str]] = []
-    for n, (other, c) in enumerate(known.items()):
-        ids[n] = other
-        matrix[n] = np.frombuffer(c.signature, "<u4")
-        if c.ordinal is not None:
-            ordinals[n] = c.ordinal
-        story_of[other] = c.story_id or other
-        headlines.append(c.headline)
-        times.append(c.time)
-        sizes.append(c.shingles)
-        languages.append(c.language)
-    count = len(known)
-    position_of = {int(other): n for n, other in enumerate(ids[:count])}
-    words: dict[int, frozenset[str]] = {}  # headline words by row, worked out when a candidate needs them
-    kinds: dict[int, str] = {}  # headline kinds by row, likewise
 
-    def headline_of(row: int) -> frozenset[str]:
-        if row not in words:
-            words[row] = headline_words(headlines[row], languages[row])
-        return words[row]
+class CandidateTable:
+    """The candidates of a batch as arrays, one row each (ids, day ordinals, UNDATED for none, and
+    signatures, compared all at once), with what the join rules read of each row, worked out once when a
+    rule first needs it; the batch's new articles are appended as they are assigned."""
 
-    def kind_of(row: int) -> str:
-        if row not in kinds:
-            kinds[row] = headline_kind(headlines[row])
-        return kinds[row]
+    def __init__(self, size: int) -> None:
+        self.ids = np.zeros(size, dtype=np.int64)
+        self.ordinals = np.full(size, UNDATED, dtype=np.int64)
+        self.matrix = np.zeros((size, NUM_PERM), dtype="<u4")
+        self.count = 0
+        self.rows: list[_Candidate] = []
+        self.story_of: dict[int, int] = {}  # article id -> story id
+        self.position_of: dict[int, int] = {}  # article id -> row
+        self._words: dict[int, frozenset[str]] = {}
+        self._kinds: dict[int, str] = {}
+        self._names: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
 
-    names: dict[int, tuple[frozenset[str], frozenset[str]]] = {}  # (headline names, text words) by article id
-    bodies = {a.id: a.body for a in batch if a.body is not None}
+    def add(self, article_id: int, candidate: _Candidate, story: Optional[int] = None) -> None:
+        n = self.count
+        self.ids[n] = article_id
+        self.matrix[n] = np.frombuffer(candidate.signature, "<u4")
+        if candidate.ordinal is not None:
+            self.ordinals[n] = candidate.ordinal
+        self.rows.append(candidate)
+        self.story_of[article_id] = story if story is not None else candidate.story_id or article_id
+        self.position_of[article_id] = n
+        self.count += 1
 
-    def names_of(article_id: int, headline: Optional[str]) -> tuple[frozenset[str], frozenset[str]]:
-        if article_id not in names:
-            body = bodies.get(article_id)
-            if body is None:  # an earlier article's body, read only for a candidate of the headline rule
-                body = session.execute(select(Article.body).where(Article.id == article_id)).scalar() or ""
-            names[article_id] = (headline_names(headline, body), text_words(headline, body))
-        return names[article_id]
-
-    def joins(article: NewArticle, mine: frozenset[str], row: int, share: float) -> bool:
-        """Whether a candidate of the article's kind at signature agreement `share` is a version of it: by
-        text alone, or, within one news cycle, by some text and the headline (shared headline words, or a
-        few and most of the shorter text), unless each headline names someone the other article never
-        mentions. Never across two languages."""
-        if other_languages(article.language, languages[row]):
-            return False
-        apart = article.time is not None and times[row] is not None
-        apart = apart and abs((article.time - times[row]).total_seconds()) >= NEWS_CYCLE_HOURS * 3600
-        if share >= (FAR_SIMILARITY if apart else JOIN_SIMILARITY):
-            return True
-        if apart:
-            return False
-        overlap = headline_overlap(mine, headline_of(row))
-        if overlap < HEADLINE_OVERLAP and (
-            overlap < CONTAINMENT_OVERLAP or containment(share, article.shingles, sizes[row]) < CONTAINMENT
-        ):
-            return False
-        other = int(ids[row])
-        return not name_each_other_unknown(names_of(article.id, article.headline), names_of(other, headlines[row]))
-
-    joined: dict[int, int] = {}
-    for article in signed:
+    def eligible(self, article: NewArticle, keys: list[int], holders: dict[int, list[int]]) -> np.ndarray:
+        """Rows stored before `article` that could be versions of it: for a dated article, those dated the
+        same day or the day before or after, and undated ones sharing a band key; for an undated article,
+        those sharing a band key."""
+        count = self.count
         day = article.day.toordinal() if article.day else None
-        earlier = ids[:count] < article.id
+        earlier = self.ids[:count] < article.id
         if day is not None:
-            # Dated: the same and neighbouring days, and undated articles sharing a band key.
-            eligible = earlier & (np.abs(ordinals[:count] - day) <= WINDOW_DAYS)
+            eligible = earlier & (np.abs(self.ordinals[:count] - day) <= WINDOW_DAYS)
         else:
             eligible = np.zeros(count, dtype=bool)
-        by_key = {position_of[i] for key in keys[article.id] for i in holders.get(key, ()) if i in position_of}
+        by_key = {self.position_of[i] for key in keys for i in holders.get(key, ()) if i in self.position_of}
         if by_key:
             rows = np.fromiter(by_key, dtype=np.int64, count=len(by_key))
             if day is not None:
-                rows = rows[ordinals[rows] == UNDATED]
+                rows = rows[self.ordinals[rows] == UNDATED]
             eligible[rows[earlier[rows]]] = True
-        near = np.flatnonzero(eligible)
-        best = None
-        if near.size:
-            shared = (matrix[near] == np.frombuffer(article.signature, "<u4")).mean(axis=1)
-            mine = headline_words(article.headline, article.language)
-            my_kind = headline_kind(article.headline)
-            # The most similar candidate of its kind that joins: by its text alone, or by some text and its
-            # headline.
-            for position in np.argsort(-shared, kind="stable"):
-                share = float(shared[position])
-                if share < HEADLINE_SIMILARITY:
-                    break
-                row = int(near[position])
-                if kind_of(row) != my_kind:
-                    continue
-                if joins(article, mine, row, share):
-                    best = int(ids[row])
-                    break
-        if best is not None:
-            stories[article.id] = joined[article.id] = story_of[best]
-        # The new article is a candidate for the rest of the batch.
-        ids[count] = article.id
-        matrix[count] = np.frombuffer(article.signature, "<u4")
-        if day is not None:
-            ordinals[count] = day
-        headlines.append(article.headline)
-        times.append(article.time)
-        sizes.append(article.shingles)
-        languages.append(article.language)
-        story_of[article.id] = stories[article.id]
-        position_of[article.id] = count
-        count += 1
-        for key in keys[article.id]:
-            holders.setdefault(key, []).append(article.id)
+        return np.flatnonzero(eligible)
+
+    def headline_words(self, row: int) -> frozenset[str]:
+        if row not in self._words:
+            self._words[row] = headline_words(self.rows[row].headline, self.rows[row].language)
+        return self._words[row]
+
+    def kind(self, row: int) -> str:
+        if row not in self._kinds:
+            self._kinds[row] = headline_kind(self.rows[row].headline)
+        return self._kinds[row]
+
+    def names(self, article_id: int, headline: Optional[str], body_of) -> tuple[frozenset[str], frozenset[str]]:
+        """(headline names, text words) of an article, its body from `body_of(article_id)`."""
+        if article_id not in self._names:
+            body = body_of(article_id)
+            self._names[article_id] = (headline_names(headline, body), text_words(headline, body))
+        return self._names[article_id]
+
+
+def best_version(article: NewArticle, table: CandidateTable, near: np.ndarray, body_of) -> Optional[int]:
+    """The id of the most similar candidate among the rows `near` that is a version of `article` (of its
+    kind, and joining by `joins`), or None. Reads no SQL: an earlier article's body comes from `body_of`."""
+    if not near.size:
+        return None
+    shared = (table.matrix[near] == np.frombuffer(article.signature, "<u4")).mean(axis=1)
+    mine = headline_words(article.headline, article.language)
+    my_kind = headline_kind(article.headline)
+    for position in np.argsort(-shared, kind="stable"):
+        share = float(shared[position])
+        if share < HEADLINE_SIMILARITY:
+            break
+        row = int(near[position])
+        if table.kind(row) == my_kind and joins(article, mine, table, row, share, body_of):
+            return int(table.ids[row])
+    return None
+
+
+def joins(article: NewArticle, mine: frozenset[str], table: CandidateTable, row: int, share: float, body_of) -> bool:
+    """Whether a candidate of the article's kind at signature agreement `share` is a version of it: by text
+    alone, or, within one news cycle, by some text and the headline (shared headline words, or a few and
+    most of the shorter text), unless each headline names someone the other article never mentions. Never
+    across two languages."""
+    candidate = table.rows[row]
+    if other_languages(article.language, candidate.language):
+        return False
+    apart = article.time is not None and candidate.time is not None
+    apart = apart and abs((article.time - candidate.time).total_seconds()) >= NEWS_CYCLE_HOURS * 3600
+    if share >= (FAR_SIMILARITY if apart else JOIN_SIMILARITY):
+        return True
+    if apart:
+        return False
+    overlap = headline_overlap(mine, table.headline_words(row))
+    if overlap < HEADLINE_OVERLAP and (
+        overlap < CONTAINMENT_OVERLAP or containment(share, article.shingles, candidate.shingles) < CONTAINMENT
+    ):
+        return False
+    other = int(table.ids[row])
+    return not name_each_other_unknown(
+        table.names(article.id, article.headline, body_of), table.names(other, candidate.headline, body_of)
+    )
+
+
+def _write_stories(
+    session: Session,
+    signed: list[NewArticle],
+    keys: dict[int, list[int]],
+    keep_dated_keys: bool,
+    joined: dict[int, int],
+) -> None:
+    """Store the batch's band keys (an undated article's always; a dated one's when they are kept) and the
+    story ids of the articles that joined one."""
     _insert_keys(session, [(key, a.id) for a in signed if keep_dated_keys or a.day is None for key in set(keys[a.id])])
     if joined:
         table = Article.__table__
@@ -474,4 +510,3 @@ def assign_stories(session: Session, batch: list[NewArticle]) -> dict[int, int]:
             update(table).where(table.c.id == bindparam("b_id")).values(story_id=bindparam("b_story")),
             [{"b_id": article_id, "b_story": story} for article_id, story in joined.items()],
         )
-    return stories

@@ -213,25 +213,14 @@ _Token = Union[_Chunk, _Op]
 
 
 @dataclass
-class _Parser:
-    text: str
-    keys: tuple[str, ...] = (DEFAULT_LANGUAGE,)
-    notices: list[str] = field(default_factory=list)
-    ignored: list[str] = field(default_factory=list)
+class _Lexer:
+    """Cuts what was typed into chunks (words, phrases, field clauses, URLs, with their signs) and operators;
+    what it reads differently from how it was typed goes into `notices`."""
 
-    @property
-    def folds(self) -> bool:
-        return LEGACY not in self.keys
+    notices: list[str]
 
-    def parse(self) -> ParsedQuery:
-        tokens = self._lex(self.text)
-        if any(isinstance(t, _Op) and t.name in ("AND", "OR", "NOT") for t in tokens):
-            return self._parse_boolean(tokens)
-        return self._parse_plain([t for t in tokens if isinstance(t, _Chunk)])
-
-    # -- lexing --------------------------------------------------------------------------------------
-
-    def _lex(self, text: str) -> list[_Token]:
+    def lex(self, text: str) -> list[_Token]:
+        """The query's chunks and operators, in order."""
         operators = bool(re.search(r"[a-z]", text))  # an all-caps query reads AND/OR/NOT as words
         quotes = [i for i, c in enumerate(text) if c == '"']
         unmatched = quotes[-1] if len(quotes) % 2 else None  # an odd quote out: the last one is read literally
@@ -309,31 +298,43 @@ class _Parser:
             return _Chunk(f"{m.group(1)} {value}", sign=sign)
         return _Chunk(piece, sign=sign)
 
-    # -- building queries ----------------------------------------------------------------------------
 
-    def _lowers(self, text: str) -> list[str]:
+@dataclass
+class _Reading:
+    """How a query's words become index terms: by each of the analyses `keys` (search/languages.py), each
+    reading looked for among its own analysis's articles; a text of stop words alone is noted in
+    `ignored`."""
+
+    keys: tuple[str, ...]
+    ignored: list[str]
+
+    @property
+    def folds(self) -> bool:
+        return LEGACY not in self.keys
+
+    def lowers(self, text: str) -> list[str]:
         """The words of `text` as the tokenizer cuts them, lower-cased."""
         return [word.lower() for word, _, _ in split_words(text, self.folds)]
 
-    def _plain(self, lower: str) -> str:
+    def plain(self, lower: str) -> str:
         return fold(lower) if self.folds else lower
 
-    def _words(self, text: str, note_ignored: bool = True) -> list[Word]:
+    def words(self, text: str, note_ignored: bool = True) -> list[Word]:
         """The bare words of `text`, each as typed with its terms; a text of stop words alone is noted as
         ignored."""
         found = []
         for typed, _, _ in split_words(text, self.folds):
             lower = typed.lower()
             by_key = {key: analysis(key).term(lower) for key in self.keys}
-            scopes = self._scopes(by_key)
+            scopes = self.scopes(by_key)
             if scopes:
                 stopped = tuple(k for k, t in by_key.items() if t is None)
-                found.append(Word(typed, tuple(scopes), self._plain(lower), stopped, tuple(scopes.values())))
+                found.append(Word(typed, tuple(scopes), self.plain(lower), stopped, tuple(scopes.values())))
         if not found and note_ignored and re.search(r"\w", text):
             self.ignored.append(text)
         return found
 
-    def _scopes(self, by_key: dict) -> dict:
+    def scopes(self, by_key: dict) -> dict:
         """Each distinct reading (a term, or a sequence of terms) of the analyses' readings `by_key` (None
         where one drops it), with the analyses giving it: () when all of them do."""
         scopes: dict = {}
@@ -342,19 +343,19 @@ class _Parser:
                 scopes.setdefault(reading, []).append(key)
         return {r: () if len(keys) == len(self.keys) else tuple(keys) for r, keys in scopes.items()}
 
-    def _sequences(self, lowers: list[str]) -> dict[tuple[str, ...], tuple[str, ...]]:
+    def sequences(self, lowers: list[str]) -> dict[tuple[str, ...], tuple[str, ...]]:
         """The distinct term sequences of words by each analysis (stop words left out), each with the
         analyses giving it (() when all do)."""
         by_key = {}
         for key in self.keys:
             term = analysis(key).term
             by_key[key] = tuple(t for t in (term(lower) for lower in lowers) if t is not None)
-        return self._scopes(by_key)
+        return self.scopes(by_key)
 
-    def _stemmed_query(self, text: str, fields: list[str], weighted: bool) -> Optional[query.Query]:
+    def stemmed_query(self, text: str, fields: list[str], weighted: bool) -> Optional[query.Query]:
         """`text` as a phrase (a term when one word) in each of `fields`, by each analysis among its own
         articles; None when it has no word any analysis keeps."""
-        sequences = self._sequences(self._lowers(text))
+        sequences = self.sequences(self.lowers(text))
         if not sequences:
             if re.search(r"\w", text):
                 self.ignored.append(text)
@@ -371,9 +372,29 @@ class _Parser:
             parts.append(scoped(alternatives[0] if len(alternatives) == 1 else query.Or(alternatives), keys))
         return parts[0] if len(parts) == 1 else query.Or(parts)
 
+
+@dataclass
+class _Parser:
+    text: str
+    keys: tuple[str, ...] = (DEFAULT_LANGUAGE,)
+    notices: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.lexer = _Lexer(self.notices)
+        self.reading = _Reading(self.keys, self.ignored)
+
+    def parse(self) -> ParsedQuery:
+        tokens = self.lexer.lex(self.text)
+        if any(isinstance(t, _Op) and t.name in ("AND", "OR", "NOT") for t in tokens):
+            return self._parse_boolean(tokens)
+        return self._parse_plain([t for t in tokens if isinstance(t, _Chunk)])
+
+    # -- building queries ----------------------------------------------------------------------------
+
     def _wildcard(self, chunk: _Chunk, fieldname: Optional[str]) -> Optional[query.Query]:
         """A query for a chunk holding * or ?, or None when it is read as a plain word instead."""
-        pattern = self._plain(chunk.text.lower().strip(".,;:!?"))
+        pattern = self.reading.plain(chunk.text.lower().strip(".,;:!?"))
         head = re.split(r"[*?]", pattern)[0]
         if len(re.findall(r"\w", head)) < MIN_WILDCARD_PREFIX:
             self.notices.append(
@@ -390,7 +411,7 @@ class _Parser:
             parts = [query.Wildcard(f, pattern, constantscore=False) for f in fields]
             if fieldname is None and re.search(r"\w\*\w", pattern):
                 # A star inside a word is also the word as written: German's gender star ("Kund*innen").
-                literal = _and([word_query(w) for w in self._words(chunk.text, note_ignored=False)])
+                literal = _and([word_query(w) for w in self.reading.words(chunk.text, note_ignored=False)])
                 parts += [literal] if literal is not None else []
         return parts[0] if len(parts) == 1 else query.Or(parts)
 
@@ -410,8 +431,8 @@ class _Parser:
                 return wild
         text = chunk.text.replace("*", " ").replace("?", " ")
         if name not in NAME_FIELDS:
-            return self._stemmed_query(text, [name], weighted=False)
-        terms = [self._plain(lower) for lower in self._lowers(text)]
+            return self.reading.stemmed_query(text, [name], weighted=False)
+        terms = [self.reading.plain(lower) for lower in self.reading.lowers(text)]
         if not terms:
             self.ignored.append(chunk.text)
             return None
@@ -420,12 +441,12 @@ class _Parser:
         return query.Phrase(name, terms)
 
     def _phrase_query(self, text: str) -> Optional[query.Query]:
-        words = self._words(text) if len(self._lowers(text)) == 1 else None
+        words = self.reading.words(text) if len(self.reading.lowers(text)) == 1 else None
         if words:
             return word_query(words[0])
         if words is not None:
             return None
-        return self._stemmed_query(text, list(DEFAULT_FIELDS), weighted=True)
+        return self.reading.stemmed_query(text, list(DEFAULT_FIELDS), weighted=True)
 
     def _required_query(self, chunk: _Chunk) -> Optional[query.Query]:
         """A chunk as one required query (all its words), whatever its kind."""
@@ -437,7 +458,7 @@ class _Parser:
             wild = self._wildcard(chunk, None)
             if wild is not None:
                 return wild
-        words = self._words(chunk.text.replace("*", " ").replace("?", " "))
+        words = self.reading.words(chunk.text.replace("*", " ").replace("?", " "))
         return _and([word_query(w) for w in words])
 
     # -- plain queries (no operators) ------------------------------------------------------------------
@@ -462,15 +483,15 @@ class _Parser:
                 if q is not None:
                     required.append(q)
             else:
-                for word in self._words(chunk.text):
+                for word in self.reading.words(chunk.text):
                     words.setdefault(word.term, word)
-                runs[-1].extend(self._lowers(chunk.text))
+                runs[-1].extend(self.reading.lowers(chunk.text))
                 continue
             runs.append([])  # anything but a bare word breaks a run
         runs_of_two = tuple(
             alternatives
             for run in runs
-            if (alternatives := tuple(seq for seq in self._sequences(run) if len(seq) >= 2))
+            if (alternatives := tuple(seq for seq in self.reading.sequences(run) if len(seq) >= 2))
         )
         if not words and not required and not url and self.ignored:
             self.notices.append("every word of the query is too common to search: " + ", ".join(self.ignored))
@@ -493,7 +514,7 @@ class _Parser:
         pieces = [p for p in re.split(r"[^A-Za-z]+", path) if len(p) > 1 and p.lower() not in _URL_NOISE]
         out: dict[str, Word] = {}
         for piece in pieces:
-            for word in self._words(piece, note_ignored=False):
+            for word in self.reading.words(piece, note_ignored=False):
                 out.setdefault(word.term, word)
         return list(out.values())
 

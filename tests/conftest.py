@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import uuid
 from contextlib import contextmanager
 from functools import lru_cache
@@ -96,6 +97,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "corpus" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def seeded(request) -> random.Random:
+    """A random generator for a randomised test, its seed printed (shown when the test fails) and taken from
+    NEWSARCHIVE_TEST_SEED when set, to replay a failure: `NEWSARCHIVE_TEST_SEED=123 pytest -k name`."""
+    seed = int(os.environ.get("NEWSARCHIVE_TEST_SEED") or random.SystemRandom().randrange(2**32))
+    print(f"{request.node.nodeid}: seed {seed} (replay with NEWSARCHIVE_TEST_SEED={seed})")
+    return random.Random(seed)
 
 
 @pytest.fixture(params=BACKENDS)

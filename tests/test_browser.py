@@ -1,5 +1,7 @@
 """A real browser (Debian's Chromium, driven by Playwright) against `newsarchive serve`."""
 
+import csv
+import json
 import os
 import socket
 import subprocess
@@ -8,9 +10,11 @@ import time
 import urllib.request
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
-from .conftest import ROOT, cli_env
+from .builders import FIRST, REWRITE, WRITE_THROUGH, ingest, ingest_generated, start_long_ingest, wire_records
+from .conftest import ROOT, SEED_FILE, cli_env
 
 pytestmark = pytest.mark.browser
 CHROMIUM = os.environ.get("NEWSARCHIVE_CHROMIUM", "/usr/bin/chromium")
@@ -111,8 +115,6 @@ def test_search_facet_click_and_article_page_in_chromium(server, tmp_path):
 def research_server(migrated, tmp_path):
     """`newsarchive serve` on the generated archive of tests/test_research_search.py, with one story told
     three times (tests/test_stories.py)."""
-    from .test_research_search import ingest_generated  # noqa: PLC0415
-    from .test_stories import FIRST, REWRITE, WRITE_THROUGH, ingest  # noqa: PLC0415
 
     ingest_generated(migrated, tmp_path)
     ingest(migrated, tmp_path, "versions", [FIRST, WRITE_THROUGH, REWRITE])
@@ -120,7 +122,6 @@ def research_server(migrated, tmp_path):
 
 
 def _api(url: str) -> dict:
-    import json  # noqa: PLC0415
 
     with urllib.request.urlopen(url, timeout=10) as response:
         return json.load(response)
@@ -130,9 +131,6 @@ def test_research_session_in_chromium(research_server, tmp_path):
     """Exclude a source, choose two others, click a histogram bar, download the CSV and save the search,
     checking what the page shows at each step against the JSON API; expand a story into its versions and
     open one; then the pages at phone width."""
-    import csv  # noqa: PLC0415
-
-    from .test_stories import FIRST, REWRITE, WRITE_THROUGH  # noqa: PLC0415
 
     _require_browser()
     with sync_playwright() as p:
@@ -228,7 +226,6 @@ def _no_overflow(page) -> bool:
 
 
 def _serious_violations(page) -> list[str]:
-    from axe_playwright_python.sync_playwright import Axe  # noqa: PLC0415
 
     found = Axe().run(page).response["violations"]
     return [
@@ -254,8 +251,6 @@ def test_reading_and_watching_at_desktop_and_phone_width(server, sample_archive,
     """At 1280 and 390 px: a search with numbered pages, a facet's "more" list, an article with its captions
     and the original download, and the status page while a file is read; no sideways scrolling, no serious
     accessibility violation (axe-core), big enough tap targets on the phone; screenshots in bench/out."""
-    from .conftest import SEED_FILE  # noqa: PLC0415
-    from .test_browsing import _records, start_long_ingest  # noqa: PLC0415
 
     _require_browser()
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -352,7 +347,7 @@ def test_reading_and_watching_at_desktop_and_phone_width(server, sample_archive,
 
             # The status page while a file is read, then what became of it.
             big = tmp_path / f"wire-{width}.jsonl"
-            big.write_text(_records(6000, bad_every=1000).replace("Harbour", f"Harbour {width}"))
+            big.write_text(wire_records(6000, bad_every=1000).replace("Harbour", f"Harbour {width}"))
             process = start_long_ingest(sample_archive, big)
             try:
                 deadline = time.monotonic() + 60

@@ -13,8 +13,10 @@ from sqlalchemy import select
 
 from ingest.pipeline import Ingester
 from store.models import Article
+from store.settings import Settings, SettingsError
 from webapp import create_app
 
+from .builders import start_long_ingest, wire_records
 from .conftest import ROOT, SEED_FILE, cli_env, make_settings
 
 
@@ -113,27 +115,9 @@ def test_malformed_percent_encoding_is_a_400_that_says_so(client):
     assert get(client, "/api/search?q=caf%C3%A9").get_json()["query"] == "café"
 
 
-def _records(count: int, bad_every: int = 0) -> str:
-    lines = []
-    for i in range(count):
-        if bad_every and i % bad_every == bad_every - 1:
-            lines.append("{not json")
-            continue
-        lines.append(
-            json.dumps(
-                {
-                    "headline": f"Harbour report number {i}",
-                    "date": "2012-05-01",
-                    "body": f"Ship {i} came into the harbour on Tuesday carrying {i % 97} containers of grain.",
-                }
-            )
-        )
-    return "\n".join(lines) + "\n"
-
-
 def test_status_shows_skipped_records_failures_and_waiting_files(migrated, tmp_path):
     big = tmp_path / "wire.jsonl"
-    big.write_text(_records(30, bad_every=10))
+    big.write_text(wire_records(30, bad_every=10))
     broken = tmp_path / "broken.json"
     broken.write_text("{ nope")
     with Ingester(migrated, workers=1) as ingester:
@@ -167,20 +151,9 @@ def test_status_shows_skipped_records_failures_and_waiting_files(migrated, tmp_p
     assert json.loads(stats.stdout)["skipped_records"] == 3
 
 
-def start_long_ingest(settings, path):
-    """`newsarchive ingest path` in a subprocess, in small batches so that its progress moves often."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "webapp.cli", "ingest", str(path), "--workers", "1"],
-        env=cli_env(settings, NEWSARCHIVE_INGEST_BATCH_ARTICLES="200"),
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-
-
 def test_status_shows_the_file_being_read_with_a_moving_count(migrated, tmp_path):
     big = tmp_path / "long.jsonl"
-    big.write_text(_records(6000))
+    big.write_text(wire_records(6000))
     app = create_app(migrated)
     client = app.test_client()
     process = start_long_ingest(migrated, big)
@@ -209,7 +182,6 @@ def test_status_shows_the_file_being_read_with_a_moving_count(migrated, tmp_path
 
 @pytest.mark.parametrize("zone", ["Mars/Olympus", "not a zone"])
 def test_a_bad_time_zone_setting_says_what_it_must_be(zone):
-    from store.settings import Settings, SettingsError  # noqa: PLC0415
 
     with pytest.raises(SettingsError, match="NEWSARCHIVE_TIME_ZONE must be a time zone name"):
         Settings.from_env({"NEWSARCHIVE_TIME_ZONE": zone})

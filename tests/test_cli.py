@@ -5,11 +5,13 @@ import json
 from click.testing import CliRunner
 from sqlalchemy import inspect, text
 
+from ingest.inbox import discover
+from ingest.pipeline import Ingester
 from search.index import VERSION_FILE, ArchiveIndex
 from store.db import make_engine
-from webapp.cli import cli
+from webapp.cli import cli, file_line
 
-from .conftest import SEED_FILE, cli_env
+from .conftest import SEED_FILE, cli_env, make_settings
 
 
 def run(settings, *args):
@@ -168,21 +170,16 @@ def test_read_only_commands_do_not_create_a_missing_sqlite_database(tmp_path):
     assert not (tmp_path / "home" / "newsarchive.sqlite").exists()
 
 
-def test_the_watch_log_line_says_what_became_of_each_file(tmp_path, capsys):
-    from ingest.inbox import discover  # noqa: PLC0415
-    from ingest.pipeline import Ingester  # noqa: PLC0415
-    from webapp.cli import _print_result  # noqa: PLC0415
-
-    from .conftest import make_settings  # noqa: PLC0415
-
+def test_the_watch_log_line_says_what_became_of_each_file(tmp_path):
     settings = make_settings(tmp_path / "home", None)
     run(settings, "db", "upgrade")
     wire = tmp_path / "wire.jsonl"
     wire.write_text('{"headline": "Harbour", "body": "Ship came into the harbour with grain on Tuesday."}\n{oops\n')
     with Ingester(settings, workers=1) as ingester:
-        for path in (wire, wire, SEED_FILE, SEED_FILE):
-            _print_result(ingester.ingest_file(next(discover([path], settings.inbox))))
-    lines = capsys.readouterr().out.splitlines()
+        lines = [
+            file_line(ingester.ingest_file(next(discover([path], settings.inbox))))
+            for path in (wire, wire, SEED_FILE, SEED_FILE)
+        ]
     assert lines[0].endswith("wire.jsonl (1 new article(s), 0 already stored, 1 bad record(s) skipped)")
     assert lines[1].startswith("duplicate: ") and "the same bytes were ingested before" in lines[1]
     assert lines[2].endswith("(1 new article(s), 0 already stored)")

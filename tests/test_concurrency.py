@@ -86,7 +86,7 @@ def test_searches_are_answered_while_another_process_ingests(settings, tmp_path)
         ingest = command(settings, "ingest", str(feed), "--json")
         out, err = ingest.communicate(timeout=300)
         assert ingest.returncode == 0, err
-        time.sleep(0.5)
+        assert wait_for(lambda: answers and answers[-1] > 2900), answers[-5:]  # a search has seen the ingest land
     finally:
         stop.set()
         for t in threads:
@@ -97,6 +97,16 @@ def test_searches_are_answered_while_another_process_ingests(settings, tmp_path)
     assert json.loads(out)["ingested"] == 3000
     assert len(answers) > 20
     assert answers[0] == 1 and final > 2900 and answers[-1] == final  # searches saw the ingest land
+
+
+def wait_for(condition, timeout: float = 30.0) -> bool:
+    """Poll `condition` until it holds, for at most `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return False
 
 
 def test_reindex_while_searching_loses_no_request(settings, tmp_path):
@@ -118,8 +128,9 @@ def test_reindex_while_searching_loses_no_request(settings, tmp_path):
         reindex = command(settings, "reindex")
         out, err = reindex.communicate(timeout=300)
         assert reindex.returncode == 0, err
-        time.sleep(0.5)
-        during = len(answers) - before
+        after = len(answers)
+        assert wait_for(lambda: len(answers) > after + 10)  # searches go on after the swap too
+        during = after - before
     finally:
         stop.set()
         for t in threads:

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 
 from ingest.credits import source_for
-from ingest.extract import find_dateline
+from ingest.enrich import find_dateline
 from ingest.pipeline import Ingester
 from store.models import Article, IngestFile
 

@@ -13,6 +13,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 from bs4 import BeautifulSoup
+from readability import Document
 from sqlalchemy import select
 
 from ingest.errors import InputError
@@ -146,7 +147,6 @@ def _read_or_refuse(path) -> tuple[str, str | None]:
 
 def _reference_words(path) -> int:
     import trafilatura  # noqa: PLC0415 (only for the few refused pages)
-    from readability import Document  # noqa: PLC0415
 
     html = gzip.decompress(path.read_bytes()).decode("utf-8", "replace")
     found = [len((trafilatura.extract(html, include_comments=False) or "").split())]

@@ -2,7 +2,9 @@
 
 import gzip
 import itertools
+import json
 import random
+import tracemalloc
 
 import pytest
 from sqlalchemy import func, select
@@ -124,8 +126,6 @@ def test_an_export_of_every_article_streams_in_order_with_memory_flat(corpus_app
     of the pages, while the memory Python holds stays flat as the rows go out (read from SQL 500 at a
     time): the most it holds while writing is under 10 MB above what it held before (4.3 MB when measured;
     reading every body at once held 19.5 MB)."""
-    import json  # noqa: PLC0415
-    import tracemalloc  # noqa: PLC0415
 
     total = api(client, per_page=1, collapse="false")["total"]
     assert total >= 5000

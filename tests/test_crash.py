@@ -11,7 +11,6 @@ import hashlib
 import io
 import json
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -64,7 +63,7 @@ def fill_inbox(inbox, rng, round_no):
         else:
             (inbox / f"{r}feed-{f}.jsonl").write_bytes(data)
         expected_articles += 400
-    (inbox / f"{r}junk.bin").write_bytes(os.urandom(5000))
+    (inbox / f"{r}junk.bin").write_bytes(rng.randbytes(5000))
     (inbox / f"{r}broken.json").write_text('{"headline": "' + r + '", "body": ')
     return expected_articles
 
@@ -91,8 +90,8 @@ def run_ingest(settings, kill_after=None):
     return True
 
 
-def test_killed_ingesters_lose_nothing_and_double_nothing(migrated, inbox):
-    rng = random.Random(int.from_bytes(os.urandom(4), "big"))
+def test_killed_ingesters_lose_nothing_and_double_nothing(migrated, inbox, seeded):
+    rng = seeded
 
     expected_articles = 0
     originals = {}

@@ -1,7 +1,7 @@
 """Datelines of every wire era and agency, on 390+ first paragraphs that open with one and 340+ that do not
 (tests/data/datelines.py); the real-corpus rates are in test_corpus.py and BENCHMARKS.md."""
 
-from ingest.extract import enrich, find_dateline
+from ingest.enrich import enrich, find_dateline
 from ingest.records import ArticleData
 
 from .data.datelines import dateline_paragraphs, ordinary_paragraphs

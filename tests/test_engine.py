@@ -588,7 +588,7 @@ def test_not_never_counts_a_deleted_document(searcher, cache):
     assert len(WhooshEngine(searcher).evaluate(q)[0]) == without
 
 
-def test_an_untested_whoosh_version_searches_with_plain_whoosh(searcher, index_docs, monkeypatch):
+def test_an_untested_whoosh_version_searches_with_plain_whoosh(index, searcher, index_docs, monkeypatch):
     """On a Whoosh version the fast paths were not tested with, every private read is skipped and the
     archive searches with Whoosh itself: slower, the same answers."""
     requests = [
@@ -607,7 +607,7 @@ def test_an_untested_whoosh_version_searches_with_plain_whoosh(searcher, index_d
     reader = searcher.subsearchers[0][0].reader()
     assert internals.decode_postings(reader, "body", "said") is None
     assert internals.numeric_column(reader, "published_ts", reader.doc_count_all(), ">i8", 0) is None
-    writer = internals.open_writer(whoosh.index.open_dir(searcher._ix.storage.folder))
+    writer = internals.open_writer(whoosh.index.open_dir(index.storage.folder))
     assert type(writer.pool).__name__ == "PostingPool"  # Whoosh's own pool, not the grouped one
     writer.cancel()
     plain_searcher = ArchiveSearcher(searcher, SegmentCache())

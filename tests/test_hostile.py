@@ -23,11 +23,19 @@ FUZZ = hsettings(
 
 
 def read_or_refuse(data: bytes, name: str = "fuzz"):
+    """Read `data` as a user's file: either articles a user can read and store (text in their paragraphs,
+    nothing unstorable, a content hash), or a refusal that says why."""
     try:
-        return read_bytes(data, name)
+        articles = read_bytes(data, name)
     except InputError as exc:
-        assert str(exc), "a refusal must say why"
+        assert str(exc).strip(), "a refusal must say why"
         return None
+    assert articles, "a file that is not refused gives an article"
+    for article in articles:
+        assert article.paragraphs and all(p.strip() for p in article.paragraphs), article
+        assert "\x00" not in article.headline + article.body
+        assert len(article.content_sha256) == 64
+    return articles
 
 
 @FUZZ

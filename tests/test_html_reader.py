@@ -12,6 +12,7 @@ import pytest
 from ingest.credits import is_credit, parse_credit
 from ingest.errors import InputError
 from ingest.pipeline import Ingester
+from ingest.readers import html as html_reader
 from ingest.readers import read_bytes
 from search.request import SearchRequest
 from store.read import Archive
@@ -566,7 +567,6 @@ def test_a_short_reading_gives_way_to_the_longer_text_the_page_holds(monkeypatch
     what is left is a blog's 30-word introduction: trafilatura's recall reading of the whole page, with three
     times the words, is taken instead. (Without that second opinion, the introduction would be the body: the
     parametrised run shows the test can tell.)"""
-    from ingest.readers import html as html_reader  # noqa: PLC0415
 
     if not second_opinion:
         monkeypatch.setattr(html_reader, "SECOND_OPINION_RATIO", 10**9)

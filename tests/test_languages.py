@@ -12,11 +12,15 @@ import json
 from pathlib import Path
 
 import pytest
+import whoosh.index
+from whoosh.fields import ID, KEYWORD, Schema
 
 from ingest.pipeline import Ingester
-from search.analysis import ArchiveAnalyzer, mark
+from search.analysis import ArchiveAnalyzer, NewsAnalyzer, mark
+from search.index import VERSION_FILE, ArchiveIndex
 from search.languages import analysis_key, fold, language_tag
 from search.request import SearchRequest
+from search.schema import build_schema
 from store.db import upgrade
 from store.read import Archive
 from webapp import create_app
@@ -425,7 +429,6 @@ def test_articles_in_two_languages_are_never_one_story(settings, tmp_path):
 def test_an_index_of_the_old_schema_keeps_answering_with_a_notice(tmp_path):
     """An archive whose index was built before languages were analysed apart (schema 5) answers by its own
     rules until `newsarchive reindex`, and says so."""
-    pytest.importorskip("whoosh")
     settings = make_settings(tmp_path / "home", None)
     upgrade(settings)
     with Ingester(settings, workers=1) as ingester:
@@ -444,13 +447,6 @@ def test_an_index_of_the_old_schema_keeps_answering_with_a_notice(tmp_path):
 def _rebuild_as_schema_5(index_dir: Path) -> None:
     """Rewrite the live index generation as schema 5 wrote it: every article by English rules, no folding,
     no analysis, name or variant fields."""
-    import whoosh.index  # noqa: PLC0415 (only this test writes an index by hand)
-    from whoosh.fields import ID, KEYWORD, Schema  # noqa: PLC0415 (as above)
-
-    from search.analysis import NewsAnalyzer  # noqa: PLC0415 (as above)
-    from search.index import VERSION_FILE, ArchiveIndex  # noqa: PLC0415 (as above)
-    from search.schema import build_schema  # noqa: PLC0415 (as above)
-
     index = ArchiveIndex(index_dir)
     path = index.current_path()
     with whoosh.index.open_dir(str(path)).searcher() as searcher:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from ingest import pipeline
 from ingest.inbox import display_path
 from ingest.pipeline import Ingester
 from search.request import SearchRequest
@@ -171,18 +172,17 @@ def test_files_outside_the_inbox_are_read_in_place(ingester, tmp_path, sessions)
     assert not list(ingester.settings.failed_dir.iterdir()) and not list(ingester.settings.archive_dir.iterdir())
 
 
-def test_a_crash_between_commit_and_move_is_finished_by_the_next_run(migrated, inbox, sessions, monkeypatch):
+def test_a_crash_between_commit_and_move_is_finished_by_the_next_run(migrated, inbox, sessions):
     (inbox / "story.txt").write_text(GOOD)
 
-    def crash(self, source, destination):
+    def crash(source, destination):
         raise KeyboardInterrupt  # the process dies after the commit, before the move
 
-    with Ingester(migrated, workers=1) as ingester:
-        monkeypatch.setattr(Ingester, "_move", crash)
+    with Ingester(migrated, workers=1, move=crash) as ingester:
         with pytest.raises(KeyboardInterrupt):
             ingester.run()
-        monkeypatch.undo()
-        assert (inbox / "story.txt").exists()
+    assert (inbox / "story.txt").exists()
+    with Ingester(migrated, workers=1) as ingester:
         summary = ingester.run()
     assert summary.files[0].status == "ingested"
     assert (migrated.archive_dir / "story.txt").exists() and not (inbox / "story.txt").exists()
@@ -298,8 +298,6 @@ def test_a_file_read_as_a_stream_shows_its_progress_in_bytes_on_a_terminal(tmp_p
 def test_a_big_run_ends_its_parser_processes_before_the_last_index_commit(tmp_path, database_url, monkeypatch):
     """The last commit of a big run (and the segment merge it may start) is where its memory peaks: the
     parser processes are ended first, and the next big file forks new ones. A small run keeps them."""
-    from ingest import pipeline  # noqa: PLC0415
-
     monkeypatch.setattr(pipeline, "RELEASE_POOL_DOCS", 150)
     settings = make_settings(tmp_path / "home", database_url)
     upgrade(settings)
@@ -313,10 +311,9 @@ def test_a_big_run_ends_its_parser_processes_before_the_last_index_commit(tmp_pa
         (folder / name).write_text("\n".join(lines) + "\n")
     with Ingester(settings, workers=2) as ingester:
         assert ingester.run([folder / "small.jsonl"]).ingested == 100
-        kept = ingester._pool
-        assert kept is not None  # 100 documents: under the mark, the workers stay for the next file
+        assert ingester.parsers.running  # 100 documents: under the mark, the workers stay for the next file
         assert ingester.run([folder / "big.jsonl"]).ingested == 200
-        assert ingester._pool is None
+        assert not ingester.parsers.running
         assert ingester.run([folder / "next.jsonl"]).ingested == 200  # parsed by new workers
     archive = Archive(settings)
     try:

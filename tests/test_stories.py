@@ -9,77 +9,27 @@ import pytest
 from sqlalchemy import select
 
 from ingest.indexing import reindex
-from ingest.pipeline import Ingester
 from ingest.stories import band_keys, containment, headline_kind, sign, signature, similarity
 from search.index import ArchiveIndex
 from store.db import make_engine, make_sessionmaker, upgrade
 from store.models import Article, StoryKey
 from webapp import create_app
 
-from .conftest import make_settings
-
-LEAD = (
-    "FRANKFURT (Reuters) - Germany's biggest steelmaker said on Tuesday it would close two blast furnaces in "
-    "the Ruhr valley and cut 3,000 jobs by the end of next year, blaming cheap imports and weak demand from "
-    "carmakers for a third straight quarterly loss."
+from .builders import (
+    FIRST,
+    LEAD,
+    MARKET_REPORT,
+    OTHER_OUTLET,
+    REST,
+    REWRITE,
+    SAME_DAY_OTHER_STORY,
+    STORIES,
+    UNDATED,
+    WEEKS_LATER,
+    WRITE_THROUGH,
+    ingest,
 )
-REST = [
-    "The company said the closures would save about 400 million euros a year from 2027 and that it would "
-    "talk to the IG Metall union about early retirement and transfers to other sites before any layoffs.",
-    "Its shares fell 4.2 percent in Frankfurt trading, the biggest drop on the MDAX index of mid-sized "
-    "companies, as analysts said the cuts were deeper than they had expected.",
-    'Chief executive Anna Keller told reporters the group had no choice. "We are producing steel that our '
-    'customers no longer buy at prices that cover our costs," she said.',
-]
-FIRST = {
-    "headline": "German steelmaker to close two furnaces, cut 3,000 jobs",
-    "date": "2026-03-03T09:12:00+01:00",
-    "source": "Reuters",
-    "body": "\n\n".join([LEAD, *REST[:2]]),
-}
-WRITE_THROUGH = {
-    "headline": "UPDATE 1-German steelmaker to shut furnaces, cut 3,000 jobs; shares slide",
-    "date": "2026-03-03T13:40:00+01:00",
-    "source": "Reuters",
-    "body": "\n\n".join(
-        [
-            LEAD.replace("said on Tuesday it would", "will"),
-            "The announcement came hours after the government in Berlin said it would not extend energy price "
-            "subsidies for heavy industry beyond the end of the year.",
-            *REST,
-        ]
-    ),
-}
-OTHER_OUTLET = {
-    "headline": "Steel group plans 3,000 job cuts in the Ruhr",
-    "date": "2026-03-04",
-    "source": "Rhine Daily",
-    "body": "\n\n".join([LEAD.replace("FRANKFURT (Reuters) - ", ""), REST[0], REST[2]]),
-}
-SAME_DAY_OTHER_STORY = {
-    "headline": "German carmaker raises outlook as electric sales climb",
-    "date": "2026-03-03",
-    "source": "Reuters",
-    "body": "MUNICH (Reuters) - A German carmaker raised its full-year profit forecast on Tuesday after sales of "
-    "its electric models rose by a third in the first two months, sending its shares to a six-month high.\n\n"
-    "The company said it now expected an operating margin of 8 to 9 percent, up from 7 to 8 percent, and that "
-    "a new battery plant in Bavaria would open on schedule in the summer.",
-}
-WEEKS_LATER = dict(FIRST, headline="Steelmaker repeats plan to close furnaces", date="2026-04-20")
-UNDATED = {  # a republished copy without a date, its dateline cut
-    "headline": "Steelmaker cuts 3,000 jobs",
-    "body": "\n\n".join([LEAD.replace("FRANKFURT (Reuters) - ", ""), *REST[:2]]),
-}
-
-STORIES = [FIRST, SAME_DAY_OTHER_STORY, WRITE_THROUGH, OTHER_OUTLET, WEEKS_LATER]
-
-
-def ingest(settings, tmp_path, name: str, items: list[dict]) -> None:
-    folder = tmp_path / name
-    folder.mkdir(parents=True)
-    (folder / "stories.json").write_text(json.dumps(items))
-    with Ingester(settings, workers=1) as ingester:
-        ingester.run([folder])
+from .conftest import make_settings
 
 
 def stories_by_headline(settings) -> dict[str, int]:
@@ -258,35 +208,6 @@ def test_a_collapsed_search_never_shows_two_versions_on_any_page(migrated, tmp_p
             assert answer["total"] == 36 and len(seen) == 20
     finally:
         app.extensions["newsarchive"].close()
-
-
-REWRITE = {  # rewritten from the top hours later: little of the text is left, the headline names the story
-    "headline": "German steelmaker's plan to cut 3,000 jobs angers union",
-    "date": "2026-03-03T18:05:00+01:00",
-    "source": "Reuters",
-    "body": "\n\n".join(
-        [
-            "FRANKFURT (Reuters) - The IG Metall union vowed on Tuesday to fight plans by Germany's biggest "
-            "steelmaker to shut two blast furnaces, calling the loss of 3,000 jobs in the Ruhr a betrayal of "
-            "workers who had accepted pay cuts two years ago.",
-            REST[1],
-            "Union leaders said they would meet on Thursday to discuss strikes at the group's other plants.",
-        ]
-    ),
-}
-MARKET_REPORT = {  # the same day's market report quotes one paragraph of the story under its own headline
-    "headline": "Frankfurt mid-caps slip as industrials lag",
-    "date": "2026-03-03T17:45:00+01:00",
-    "source": "Reuters",
-    "body": "\n\n".join(
-        [
-            "FRANKFURT (Reuters) - German mid-sized stocks ended lower on Tuesday, weighed down by industrial "
-            "names after a string of weak results, while exporters held steady as the euro eased.",
-            REST[1],
-            "Chemicals makers also fell, with traders citing worries about energy costs next winter.",
-        ]
-    ),
-}
 
 
 def test_a_rewrite_that_keeps_little_text_joins_by_its_headline_and_a_report_quoting_as_much_does_not(

@@ -1,13 +1,19 @@
 """Watch mode: files are read once, and only when they have stopped changing."""
 
+import json
 import threading
 import time
 
 from sqlalchemy import func, select
 
-from ingest.pipeline import Ingester, watch
+from ingest.pipeline import Ingester
+from ingest.status import read_progress
+from ingest.watch import watch
+from search.request import SearchRequest
 from store.db import make_engine, make_sessionmaker, upgrade
 from store.models import Article, IngestFile
+from store.read import Archive
+from webapp import create_app
 
 from .conftest import make_settings
 
@@ -26,10 +32,11 @@ def wait_for(condition, timeout=15.0):
 def test_a_slowly_written_file_is_read_once_and_only_when_complete(tmp_path, database_url):
     settings = make_settings(tmp_path / "home", database_url, watch_interval_ms=50, settle_ms=600)
     upgrade(settings)
-    results = []
+    results, passes = [], []
     stop = threading.Event()
     with Ingester(settings, workers=1) as ingester:
-        thread = threading.Thread(target=watch, args=(ingester,), kwargs={"stop": stop, "on_result": results.append})
+        kwargs = {"stop": stop, "on_result": results.append, "on_pass": lambda: passes.append(1)}
+        thread = threading.Thread(target=watch, args=(ingester,), kwargs=kwargs)
         thread.start()
         try:
             path = settings.inbox / "slow.txt"
@@ -44,7 +51,9 @@ def test_a_slowly_written_file_is_read_once_and_only_when_complete(tmp_path, dat
             (settings.inbox / "done.txt.part").write_text("Renamed story\n\n" + BODY)
             (settings.inbox / "done.txt.part").rename(settings.inbox / "done.txt")
             assert wait_for(lambda: len(results) == 2)
-            time.sleep(0.5)  # no second reading of either file
+            looked = len(passes)
+            assert wait_for(lambda: len(passes) >= looked + 5)  # five more looks at the inbox...
+            assert len(results) == 2  # ...and no second reading of either file
         finally:
             stop.set()
             thread.join(10)
@@ -62,10 +71,6 @@ def test_a_slowly_written_file_is_read_once_and_only_when_complete(tmp_path, dat
 def test_small_files_dropped_beside_a_large_one_are_searchable_before_it_is_read(tmp_path):
     """In one watch batch the small files go first and their index is committed before the large file
     starts, so they can be found while it is still being read."""
-    import json  # noqa: PLC0415
-
-    from search.request import SearchRequest  # noqa: PLC0415
-    from store.read import Archive  # noqa: PLC0415
 
     settings = make_settings(tmp_path / "home", None, watch_interval_ms=50, settle_ms=200)
     upgrade(settings)
@@ -105,10 +110,6 @@ def test_small_files_dropped_beside_a_large_one_are_searchable_before_it_is_read
 def test_a_file_dropped_while_a_big_one_is_read_is_searchable_within_5_seconds(tmp_path, database_url):
     """The big file is stored a slice at a time; between two slices the watcher reads the small file and
     commits the index, so /api/search finds it long before the big file is done."""
-    import json  # noqa: PLC0415
-
-    from ingest.progress import read_progress  # noqa: PLC0415
-    from webapp import create_app  # noqa: PLC0415
 
     settings = make_settings(tmp_path / "home", database_url, watch_interval_ms=50, settle_ms=500)
     upgrade(settings)

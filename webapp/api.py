@@ -9,7 +9,7 @@ import json
 
 from flask import Blueprint, Response, jsonify, request, stream_with_context
 
-from ingest.progress import read_progress
+from ingest.status import read_progress
 from search.request import MAX_FACET_SIZE, BadRequest, parse_request
 from search.schema import FACETS
 from store.read import EXPORT_FIELDS

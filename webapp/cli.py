@@ -25,7 +25,7 @@ from tqdm import tqdm
 from ingest.errors import position_name
 from ingest.indexing import reindex as rebuild_index
 from ingest.pipeline import FileResult, Ingester, RunSummary
-from ingest.pipeline import watch as watch_inbox
+from ingest.watch import watch as watch_inbox
 from search.index import ArchiveIndex, IndexMissing
 from search.request import EXCLUDE_PREFIX, BadRequest, parse_request
 from search.schema import FACETS
@@ -122,7 +122,7 @@ def ingest(paths: tuple[Path, ...], watch: bool, as_json: bool, workers: int | N
                 if as_json:
                     click.echo(json.dumps(result.as_dict(), ensure_ascii=False))
                 else:
-                    _print_result(result)
+                    click.echo(file_line(result))
 
             try:
                 watch_inbox(ingester, on_result=report)
@@ -145,17 +145,17 @@ def _print_summary(summary: RunSummary) -> None:
             click.echo(f"  {result.path}: {len(result.errors) - 20} more bad record(s); see the ingest log")
 
 
-def _print_result(result: FileResult) -> None:
+def file_line(result: FileResult) -> str:
+    """The line `ingest --watch` prints for a file it read: what became of it."""
     if result.status == "failed":
-        click.echo(f"failed: {result.path}: {result.reason}")
-    elif result.status == "duplicate" and not result.articles and not result.duplicates:
-        click.echo(f"duplicate: {result.path}: {result.reason}")
-    else:
-        skipped = f", {len(result.errors)} bad record(s) skipped" if result.errors else ""
-        click.echo(
-            f"{result.status}: {result.path} ({result.articles} new article(s), {result.duplicates} already stored"
-            f"{skipped})"
-        )
+        return f"failed: {result.path}: {result.reason}"
+    if result.status == "duplicate" and not result.articles and not result.duplicates:
+        return f"duplicate: {result.path}: {result.reason}"
+    skipped = f", {len(result.errors)} bad record(s) skipped" if result.errors else ""
+    return (
+        f"{result.status}: {result.path} ({result.articles} new article(s), {result.duplicates} already stored"
+        f"{skipped})"
+    )
 
 
 @cli.command()

@@ -1,7 +1,7 @@
 """What the ingester is doing and has done, for `/status` and `/api/status`.
 
 Files waiting are the inbox's files; the file being read comes from the ingester's progress file
-(ingest/progress.py); what became of finished files, their skipped records and the last failure come
+(ingest/status.py); what became of finished files, their skipped records and the last failure come
 from SQL (`ingest_files`); pending index work is the articles stored but not yet searchable. Paths are
 shown relative to the archive's home (or by name for files read in place), never as server paths.
 """
@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from ingest.errors import position_name
 from ingest.inbox import discover
-from ingest.progress import read_progress
+from ingest.status import read_progress
 from store.models import Article, IngestFile
 from store.settings import Settings
 

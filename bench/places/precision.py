@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from bench.common import CORPUS, machine, today, update_benchmarks
-from ingest.extract import enrich
+from ingest.enrich import enrich
 from ingest.readers.jsonfmt import article_from_object
 from ingest.readers.text import read_text
 

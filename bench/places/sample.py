@@ -15,8 +15,8 @@ import re
 from pathlib import Path
 
 from bench.common import CORPUS
+from ingest.enrich import enrich
 from ingest.errors import InputError
-from ingest.extract import enrich
 from ingest.readers.jsonfmt import article_from_object
 from ingest.readers.text import read_text
 

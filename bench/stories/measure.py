@@ -37,15 +37,27 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import time
 from collections import Counter
 from pathlib import Path
 
 from sqlalchemy import create_engine, select
 
+from ingest.readers import read_bytes
 from store.models import Article
 
-from ..common import CORPUS, REUTERS, ROOT, machine, newsarchive, require_corpus, today, update_benchmarks
+from ..common import (
+    CORPUS,
+    REUTERS,
+    ROOT,
+    machine,
+    newsarchive,
+    require_corpus,
+    reuters_lines,
+    today,
+    update_benchmarks,
+)
 
 SAMPLE = Path(__file__).with_name("judged-pairs.jsonl")
 SAMPLES = tuple(
@@ -62,7 +74,6 @@ BOOTSTRAP_ROUNDS = 2000
 
 
 def ingest(home: Path) -> float:
-    import shutil  # noqa: PLC0415
 
     shutil.rmtree(home, ignore_errors=True)
     newsarchive(home, "db", "upgrade")
@@ -90,9 +101,6 @@ def story_ids(home: Path) -> dict[str, int]:
 def add_duplicates(home: Path, pairs: list[dict], stories: dict[str, int]) -> int:
     """Judged articles the ingester did not store because the same text was stored before (a duplicate)
     get the story of the article that was: found by the content hash the ingester computes."""
-    from ingest.readers import read_bytes  # noqa: PLC0415
-
-    from ..common import reuters_lines  # noqa: PLC0415
 
     wanted = {i for p in pairs for i in (p["a"], p["b"]) if i not in stories and i.startswith("reuters:")}
     if not wanted:

@@ -112,9 +112,8 @@ def read_feed_entry(entry: dict[str, Any]) -> ArticleData:
         article.source = collapse(entry["source"])
     identity = entry.get("guid") or entry.get("link")
     if identity:  # an item's guid (else its link) names it across the feed's later editions
-        article.identity = "guid:" + identity.strip()[:1000]
         updated = dates.parse_date(entry["updated"]) if entry.get("updated") else None
-        article.version_time = updated if isinstance(updated, dt.datetime) else None
+        article.identify("guid:" + identity.strip(), version_time=updated if isinstance(updated, dt.datetime) else None)
     language = entry.get("language")
     if language:
         article.language = language_tag(str(language))

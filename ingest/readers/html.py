@@ -24,8 +24,8 @@ from htmldate.utils import load_html
 
 from .. import dates
 from ..credits import find_agency
+from ..enrich import identify_language
 from ..errors import InputError
-from ..extract import identify_language
 from ..normalise import clean_text, collapse, split_paragraphs
 from ..records import ArticleData, CaptionData
 from .htmlbody import (

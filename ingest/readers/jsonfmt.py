@@ -12,7 +12,7 @@ from .. import dates
 from ..credits import caption_from_parts, find_agency, split_caption
 from ..errors import InputError
 from ..normalise import clean_text, collapse, split_paragraphs
-from ..records import ArticleData, CaptionData, PlaceData
+from ..records import ArticleData, CaptionData, PlaceData, Withdrawal
 from .html import fragment_paragraphs
 
 HEADLINE_KEYS = ("headline", "title", "hed", "head", "name")
@@ -128,10 +128,11 @@ def article_from_object(obj: Any) -> ArticleData:
                 hints.append(caption[2])
     paragraphs = kept
     captions.extend(_captions(obj))
-    withdrawn = str(obj.get("pubstatus") or obj.get("pubStatus") or "").strip().lower() in WITHDRAWN_STATUSES
-    notice = collapse(_text(obj.get("ednote") or obj.get("description_text") or "") or "") or None
-    if withdrawn and not paragraphs:  # a kill notice may carry no story text: its notice stands in
-        paragraphs = [notice or f"Withdrawn: {headline}"]
+    withdrawal = Withdrawal(
+        str(obj.get("pubstatus") or obj.get("pubStatus") or "").strip().lower() in WITHDRAWN_STATUSES,
+        collapse(_text(obj.get("ednote") or obj.get("description_text") or "") or "") or None,
+    )
+    paragraphs = withdrawal.body(paragraphs, headline)
     if not headline and not paragraphs:
         raise InputError("the record has neither a headline nor body text")
     if not paragraphs:
@@ -160,12 +161,13 @@ def article_from_object(obj: Any) -> ArticleData:
     article.places = _places(_first(obj, PLACE_KEYS))
     uri = obj.get("uri")
     if isinstance(uri, str) and uri.strip():  # IPTC ninjs: the item's identity across its versions
-        article.identity = "ninjs:" + uri.strip()[:1000]
-        article.version = _version_number(obj.get("version"))
         stamp = dates.parse_date(obj.get("versioncreated")) if obj.get("versioncreated") else None
-        article.version_time = stamp if isinstance(stamp, dt.datetime) else None
-        article.withdrawn = withdrawn
-        article.notice = notice if withdrawn else None
+        article.identify(
+            "ninjs:" + uri.strip(),
+            version=_version_number(obj.get("version")),
+            version_time=stamp if isinstance(stamp, dt.datetime) else None,
+            withdrawal=withdrawal,
+        )
     return article
 
 

@@ -31,7 +31,7 @@ from search.languages import language_tag
 from ..credits import caption_from_parts, source_for
 from ..errors import InputError
 from ..normalise import collapse, split_paragraphs
-from ..records import ArticleData, CaptionData
+from ..records import ArticleData, CaptionData, Withdrawal
 from .html import fragment_paragraphs  # the HTML rules read XHTML bodies
 
 _PARSER_OPTIONS = dict(
@@ -133,11 +133,10 @@ def read_nitf(data: bytes | etree._Element) -> ArticleData:
     # NITF 3.1+: docdata's management-status says canceled (a kill) or withheld (not to be used until
     # further notice); an editorial message (`ed-msg`) says why.
     status = (docdata.get("management-status") or "").strip().lower() if docdata is not None else ""
-    withdrawn = status in ("canceled", "cancelled", "withheld")
     ed_msg = docdata.find("ed-msg") if docdata is not None else None
     notice = (collapse(ed_msg.get("info") or text_of(ed_msg)) or None) if ed_msg is not None else None
-    if withdrawn and not paragraphs:  # a kill notice may carry no story text: its message stands in
-        paragraphs = [notice or f"Withdrawn: {headline}"]
+    withdrawal = Withdrawal(status in ("canceled", "cancelled", "withheld"), notice)
+    paragraphs = withdrawal.body(paragraphs, headline)
     if not headline and not paragraphs:
         raise InputError("the NITF document has neither a headline nor body text")
     article = ArticleData(headline=headline or _first_words(paragraphs), paragraphs=paragraphs, captions=captions)
@@ -175,11 +174,9 @@ def read_nitf(data: bytes | etree._Element) -> ArticleData:
     article.published = published
     doc_id = docdata.find("doc-id") if docdata is not None else None
     if doc_id is not None and (doc_id.get("id-string") or "").strip():
-        article.identity = "nitf:" + doc_id.get("id-string").strip()[:1000]
         du_key = docdata.find("du-key")
-        article.version = _int(du_key.get("version")) if du_key is not None else None
-        article.withdrawn = withdrawn
-        article.notice = notice if withdrawn else None
+        version = _int(du_key.get("version")) if du_key is not None else None
+        article.identify("nitf:" + doc_id.get("id-string").strip(), version=version, withdrawal=withdrawal)
     language = nitf.get("baselang") or nitf.get("lang")
     if language:
         article.language = language_tag(language)
@@ -310,11 +307,9 @@ def read_newsml_item(item: etree._Element, captions: list[CaptionData]) -> Artic
     paragraphs, body_captions = _newsml_body(item)
     status = item_meta.find("pubStatus") if item_meta is not None else None
     code = (status.get("qcode") or "").rpartition(":")[2].lower() if status is not None else ""
-    withdrawn = code in ("canceled", "cancelled")
     notes = [text_of(n) for n in item_meta.findall("edNote")] if item_meta is not None else []
-    notice = " ".join(n for n in notes if n) or None
-    if withdrawn and not paragraphs:  # a kill notice may carry no story text: its note stands in
-        paragraphs = [notice or f"Withdrawn: {headline}"]
+    withdrawal = Withdrawal(code in ("canceled", "cancelled"), " ".join(n for n in notes if n) or None)
+    paragraphs = withdrawal.body(paragraphs, headline)
     if not headline and not paragraphs:
         raise InputError("the NewsML-G2 item has neither a headline nor body text")
     article = ArticleData(
@@ -345,12 +340,8 @@ def read_newsml_item(item: etree._Element, captions: list[CaptionData]) -> Artic
     article.published = published
     guid = (item.get("guid") or "").strip()
     if guid:
-        article.identity = "newsml:" + guid[:1000]
-        article.version = _int(item.get("version"))
-        if item_meta is not None:
-            article.version_time = _instant(_date(text_of(item_meta.find("versionCreated"))))
-        article.withdrawn = withdrawn
-        article.notice = notice if withdrawn else None
+        stamp = _instant(_date(text_of(item_meta.find("versionCreated")))) if item_meta is not None else None
+        article.identify("newsml:" + guid, version=_int(item.get("version")), version_time=stamp, withdrawal=withdrawal)
     if not article.language:
         lang = item.get("lang")
         if lang:

@@ -2,7 +2,7 @@ import datetime as dt
 
 import pytest
 
-from ingest.extract import enrich, find_dateline
+from ingest.enrich import enrich, find_dateline
 from ingest.places import find_places
 from ingest.records import ArticleData, CaptionData
 

@@ -24,8 +24,8 @@ def progress_path(home: Path) -> Path:
     return home / FILENAME
 
 
-class Progress:
-    """The progress file of one ingester process; every method is cheap and never raises for I/O."""
+class StatusFile:
+    """The status file of one ingester process; every method is cheap and never raises for I/O."""
 
     def __init__(self, home: Path) -> None:
         self.path = progress_path(home)
