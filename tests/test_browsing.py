@@ -17,7 +17,7 @@ from store.settings import Settings, SettingsError
 from webapp import create_app
 
 from .builders import start_long_ingest, wire_records
-from .conftest import ROOT, SEED_FILE, cli_env, make_settings
+from .conftest import ROOT, SEED_FILE, cli_env, make_settings, served
 
 
 def get(client, url, status=200):
@@ -53,14 +53,11 @@ def test_times_are_shown_in_the_archive_time_zone_and_published_keeps_its_offset
         ingester.run([tmp_path / "one.json"])
     for zone, shown in (("UTC", "19 Feb 2007, 12:54 UTC"), ("America/New_York", "19 Feb 2007, 07:54 EST")):
         settings = make_settings(migrated.home, migrated.database_url, time_zone=zone)
-        app = create_app(settings)
-        try:
+        with served(settings) as app:
             hit = app.test_client().get("/api/search?q=senate").get_json()["hits"][0]
             assert hit["published"] == "2007-02-19T07:54:00-05:00" and hit["published_display"] == shown
             html = app.test_client().get(f"/articles/{hit['id']}").get_data(as_text=True)
             assert f'<time datetime="2007-02-19T07:54:00-05:00">{shown}</time>' in html
-        finally:
-            app.extensions["newsarchive"].close()
 
 
 def test_per_page_choice_and_sort_stay_in_the_links(client):
@@ -83,11 +80,12 @@ def test_a_facet_offers_more_values_and_finds_them_by_prefix(client):
     get(client, "/facets/nothing", 404)
 
 
-def test_the_article_page_offers_the_original_file_and_never_shows_the_server_path(client, sample_archive):
+def test_the_article_page_offers_the_original_file_and_never_shows_the_server_path(client):
+    home = client.application.config["NEWSARCHIVE_SETTINGS"].home
     hit = get(client, "/api/search?q=kobani").get_json()["hits"][0]
     record = get(client, f"/api/articles/{hit['id']}").get_json()
     html = get(client, f"/articles/{hit['id']}").get_data(as_text=True)
-    assert record["original_file"] not in html and str(sample_archive.home) not in html
+    assert record["original_file"] not in html and str(home) not in html
     assert f'href="/articles/{hit["id"]}/original" download>Download the original file</a>' in html
     original = get(client, f"/articles/{hit['id']}/original")
     assert original.data == SEED_FILE.read_bytes()
@@ -95,7 +93,8 @@ def test_the_article_page_offers_the_original_file_and_never_shows_the_server_pa
     get(client, "/articles/424242/original", 404)
 
 
-def test_the_original_is_gone_when_its_file_is_gone(client, sessions, tmp_path):
+def test_the_original_is_gone_when_its_file_is_gone(own_client, sessions, tmp_path):
+    client = own_client
     story = tmp_path / "gone.txt"
     story.write_text("A harbour story\n\nThe harbour master kept notes on every ship that came in that winter.\n")
     with Ingester(client.application.config["NEWSARCHIVE_SETTINGS"], workers=1) as ingester:
@@ -125,8 +124,7 @@ def test_status_shows_skipped_records_failures_and_waiting_files(migrated, tmp_p
     assert summary.skipped_records == 3
     migrated.ensure_dirs()
     (migrated.inbox / "later.txt").write_text("Waiting\n\nA story that waits in the inbox for the next run.\n")
-    app = create_app(migrated)
-    try:
+    with served(migrated) as app:
         client = app.test_client()
         state = get(client, "/api/status").get_json()
         wire = next(f for f in state["recent"] if f["file"] == "wire.jsonl")
@@ -138,8 +136,6 @@ def test_status_shows_skipped_records_failures_and_waiting_files(migrated, tmp_p
         html = get(client, "/status").get_data(as_text=True)
         assert "line 10:" in html and "later.txt" in html and "broken.json" in html
         assert str(tmp_path) not in html  # file names, not server paths
-    finally:
-        app.extensions["newsarchive"].close()
     stats = subprocess.run(
         [sys.executable, "-m", "webapp.cli", "stats", "--json"],
         env=cli_env(migrated),

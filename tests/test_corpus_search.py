@@ -12,9 +12,8 @@ from sqlalchemy import func, select
 from ingest.pipeline import Ingester
 from store.db import upgrade
 from store.models import Article, Caption, Place, Source, article_places
-from webapp import create_app
 
-from .conftest import BACKENDS, CORPUS, database, make_settings
+from .conftest import BACKENDS, CORPUS, database, make_settings, served
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
@@ -33,11 +32,10 @@ def _corpus_app(tmp_path_factory, database_url):
     reuters = home / "reuters-3000.jsonl.gz"
     with gzip.open(CORPUS / "reuters-financial" / "reuters-financial-01.jsonl.gz", "rb") as src:
         reuters.write_bytes(gzip.compress(b"".join(itertools.islice(src, 3000))))
-    with Ingester(settings) as ingester:
+    with Ingester(settings) as ingester:  # the default number of workers: the corpus is big enough for them
         ingester.run([CORPUS / "bbc-news" / "bbc", reuters])
-    app = create_app(settings)
-    yield app
-    app.extensions["newsarchive"].close()
+    with served(settings) as app:
+        yield app
 
 
 @pytest.fixture

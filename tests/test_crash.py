@@ -31,7 +31,9 @@ from store.read import Archive
 from .conftest import ROOT, cli_env
 
 pytestmark = pytest.mark.slow
-KILLS = 20
+# Kills per run of the test; NEWSARCHIVE_TEST_KILLS=100 for a longer soak. Each kill lands at a random point
+# after the ingester has started (its imports take about a second), so each one cuts off real work.
+KILLS = int(os.environ.get("NEWSARCHIVE_TEST_KILLS") or 10)
 
 
 def fill_inbox(inbox, rng, round_no):
@@ -108,7 +110,7 @@ def test_killed_ingesters_lose_nothing_and_double_nothing(migrated, inbox, seede
             rounds += 1
             originals.update({hashlib.sha256(p.read_bytes()).hexdigest(): p.name for p in inbox.iterdir()})
             names += [p.name for p in inbox.iterdir()]
-        if run_ingest(migrated, kill_after=rng.uniform(0.4, 1.8)):
+        if run_ingest(migrated, kill_after=rng.uniform(1.0, 2.4)):
             kills += 1
             searches_agree_with_sql(migrated, exact=False)
     run_ingest(migrated)  # the last run goes to the end
@@ -189,7 +191,7 @@ def big_file(fmt: str) -> tuple[str, bytes, int]:
     """(name, bytes, records with text) of a big file of one format, with one bad record in it."""
     body = "Record {n} of the slice test. " * 30
     if fmt == "jsonl":
-        total = 20_000  # long enough to be cut off after a slice
+        total = 3_000  # long enough to be cut off after the first slice of 200
         lines = [
             json.dumps({"title": f"Slice test {n}", "date": "2015-01-30", "body": body.format(n=n)})
             for n in range(total + 1)
@@ -197,14 +199,14 @@ def big_file(fmt: str) -> tuple[str, bytes, int]:
         lines[1234] = "{broken"
         return "big.jsonl", ("\n".join(lines) + "\n").encode(), total
     if fmt == "zip":
-        total = 20_000
+        total = 3_000
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
             for n in range(total + 1):
                 text = b"\x00\x01\x02 not text" if n == 1234 else f"Slice test {n}\n\n{body.format(n=n)}\n".encode()
                 archive.writestr(f"day/{n}.txt", text)
         return "big.zip", out.getvalue(), total
-    total = 2_500  # HTML pages take longer to read than records
+    total = 1_500  # HTML pages take longer to read than records
     out = io.BytesIO()
     writer = WARCWriter(out, gzip=True)
     for n in range(total + 1):

@@ -238,6 +238,7 @@ def docs():
     return [_doc(rng, n) for n in range(1, 400)]
 
 
+@pytest.mark.slow
 def test_generated_query_trees_match_whoosh(searcher, cache, docs):
     rng = random.Random(7)
     view = cache.view(searcher, "numpy")
@@ -505,8 +506,10 @@ class Reference:
         return hits if allowed is None else {d: s for d, s in hits.items() if d in allowed}
 
 
-def test_generated_requests_answer_as_plain_whoosh_does(searcher, cache, docs, index_docs):
-    rng = random.Random(11)
+@pytest.mark.slow
+@pytest.mark.parametrize("part", [0, 1])  # 2 x 300 requests: two parts that pytest-xdist runs side by side
+def test_generated_requests_answer_as_plain_whoosh_does(searcher, cache, docs, index_docs, part):
+    rng = random.Random(11 + part)
 
     def texts(ids: list[str]) -> list[tuple[str, str]]:  # what the read service gives for relevance feedback
         return [
@@ -520,7 +523,7 @@ def test_generated_requests_answer_as_plain_whoosh_does(searcher, cache, docs, i
     ours_searcher = ArchiveSearcher(searcher, cache, "numpy", texts)
     reference = Reference(searcher, texts)
     relaxed_seen = filtered_seen = 0
-    for n in range(600):
+    for n in range(300):
         request = random_request(rng, docs)
         request.facet_size = 200
         found = ours_searcher.search(request)
@@ -535,7 +538,7 @@ def test_generated_requests_answer_as_plain_whoosh_does(searcher, cache, docs, i
             assert {f["value"]: f["count"] for f in found.facets[facet]} == counts, f"{context} facet {facet}"
         relaxed_seen += relaxed
         filtered_seen += bool(request.filters or request.date_from)
-    assert relaxed_seen > 30 and filtered_seen > 150
+    assert relaxed_seen > 15 and filtered_seen > 75
 
 
 def assert_same_ranking(ours, theirs, context, by_score):

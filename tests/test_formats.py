@@ -29,7 +29,8 @@ from ingest.pipeline import Ingester
 from ingest.readers import detect_format, read_bytes
 from store.models import Article, IngestFile
 from store.read import Archive
-from webapp import create_app
+
+from .conftest import served
 
 RSS = """<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/"
@@ -384,16 +385,13 @@ def test_each_format_inside_a_bundle_is_stored_with_its_member_name(migrated, tm
     check_fields(records, member_prefix="2024/")
     assert records["Council approves new sea wall"]["source_member"] == "2024/gazette.rss"
     # The article page offers the member itself as the original, not the whole bundle.
-    app = create_app(migrated)
-    try:
+    with served(migrated) as app:
         client = app.test_client()
         article_id = records["Storm closes port as waves top breakwater"]["id"]
         response = client.get(f"/articles/{article_id}/original")
         assert response.status_code == 200
         assert response.data == NITF.encode()
         assert "port.xml" in response.headers["Content-Disposition"]
-    finally:
-        app.extensions["newsarchive"].close()
 
 
 def test_a_bundle_in_a_bundle_is_read_once_and_no_deeper(migrated, tmp_path):

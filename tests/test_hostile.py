@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from ingest.errors import InputError
 from ingest.pipeline import Ingester
 from ingest.readers import read_bytes
-from webapp import create_app
+
+from .conftest import ingest_into, served
 
 FUZZ = hsettings(
     max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
@@ -196,11 +197,9 @@ def hostile_app(migrated, tmp_path):
         "images": [{"caption": "<img src=x onerror=alert('caption')> Ships queue.", "credit": "<i>Reuters</i>/A B"}],
     }
     (tmp_path / "evil.json").write_text(json.dumps(story))
-    with Ingester(migrated, workers=1) as ingester:
-        assert ingester.run([tmp_path / "evil.json"]).ingested == 1
-    app = create_app(migrated)
-    yield app
-    app.extensions["newsarchive"].close()
+    ingest_into(migrated, [tmp_path / "evil.json"], expected=1)
+    with served(migrated) as app:
+        yield app
 
 
 def test_pages_escape_headlines_captions_and_queries(hostile_app):

@@ -23,9 +23,8 @@ from search.request import SearchRequest
 from search.schema import build_schema
 from store.db import upgrade
 from store.read import Archive
-from webapp import create_app
 
-from .conftest import SEED_FILE, make_settings
+from .conftest import SEED_FILE, ingest_into, make_settings, served
 
 ARTICLES = [
     {
@@ -159,9 +158,7 @@ def archive(tmp_path_factory):
     folder = home.parent / "files"
     folder.mkdir()
     (folder / "articles.json").write_text(json.dumps(ARTICLES, ensure_ascii=False), encoding="utf-8")
-    with Ingester(settings, workers=1) as ingester:
-        summary = ingester.run([SEED_FILE, folder])
-    assert summary.ingested == len(ARTICLES) + 1, summary.as_dict()
+    ingest_into(settings, [SEED_FILE, folder], expected=len(ARTICLES) + 1)
     archive = Archive(settings)
     yield archive
     archive.close()
@@ -169,10 +166,8 @@ def archive(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(archive):
-    app = create_app(archive.settings)
-    app.config.update(TESTING=True)
-    yield app.test_client()
-    app.extensions["newsarchive"].close()
+    with served(archive.settings) as app:
+        yield app.test_client()
 
 
 def search(archive: Archive, q: str, **params) -> dict:

@@ -18,24 +18,21 @@ from click.testing import CliRunner
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
-from ingest.pipeline import Ingester
 from search.request import SearchRequest
 from search.schema import byline_names
 from store.models import Article
-from webapp import create_app
 from webapp.cli import cli
 
 from .builders import WRITERS, ingest_generated
-from .conftest import cli_env
+from .conftest import cli_env, ingest_into, served, shared_read_only
 
 
-@pytest.fixture
-def research_app(migrated, tmp_path):
-    ingest_generated(migrated, tmp_path)
-    app = create_app(migrated)
-    app.config.update(TESTING=True)
-    yield app
-    app.extensions["newsarchive"].close()
+@pytest.fixture(scope="module")
+def research_app(shared_migrated, tmp_path_factory):
+    """The generated research archive, built once per backend and read by every test that takes it."""
+    ingest_generated(shared_migrated, tmp_path_factory.mktemp("research"))
+    with shared_read_only(shared_migrated), served(shared_migrated) as app:
+        yield app
 
 
 def sql_rows(app) -> list[dict]:
@@ -258,13 +255,9 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(migrated, tmp_path):
     (folder / "story.json").write_text(
         json.dumps({"headline": '=HYPERLINK("http://evil.example")', "body": "A story about a harbour strike today."})
     )
-    with Ingester(migrated, workers=1) as ingester:
-        ingester.run([folder])
-    app = create_app(migrated)
-    try:
+    ingest_into(migrated, [folder], expected=1)
+    with served(migrated) as app:
         rows = list(csv.DictReader(io.StringIO(app.test_client().get("/api/search.csv").get_data(as_text=True))))
-    finally:
-        app.extensions["newsarchive"].close()
     assert rows[0]["headline"] == '\'=HYPERLINK("http://evil.example")'
 
 

@@ -53,7 +53,8 @@ OTHER = {
 }
 
 
-def test_a_saved_search_counts_new_matches_feeds_them_as_atom_and_alerts_once(app, tmp_path):
+def test_a_saved_search_counts_new_matches_feeds_them_as_atom_and_alerts_once(own_app, tmp_path):
+    app = own_app
     settings = app.extensions["newsarchive"].settings
     client = app.test_client()
     runner = CliRunner()
@@ -99,7 +100,8 @@ def test_a_saved_search_counts_new_matches_feeds_them_as_atom_and_alerts_once(ap
     assert "Nothing new since you last looked" in client.get("/saved").get_data(as_text=True)
 
 
-def test_forms_that_change_state_need_the_csrf_token(app):
+def test_forms_that_change_state_need_the_csrf_token(own_app):
+    app = own_app
     client = app.test_client()
     assert client.post("/saved", data={"params": "q=kobani", "name": "x"}).status_code == 400
     page = client.get("/search?q=kobani").get_data(as_text=True)
@@ -118,7 +120,8 @@ def test_forms_that_change_state_need_the_csrf_token(app):
     assert client.post("/saved/1/delete", data=delete).status_code == 404
 
 
-def test_saved_names_and_bad_parameters(app):
+def test_saved_names_and_bad_parameters(own_app):
+    app = own_app
     client = app.test_client()
     save_from_page(client, "q=kobani", name='<script>alert("x")</script>')
     page = client.get("/saved").get_data(as_text=True)

@@ -11,12 +11,10 @@ import json
 import pytest
 
 from ingest.indexing import article_docs
-from ingest.pipeline import Ingester
 from search.index import ArchiveIndex
 from store.db import make_engine, make_sessionmaker, upgrade
-from webapp import create_app
 
-from .conftest import SEED_FILE, make_settings
+from .conftest import SEED_FILE, ingest_into, make_settings, served
 
 SEED = "Islamic State fighters admit they lost Syrian town of Kobani, blame US-led airstrike campaign"
 STORIES = [
@@ -117,12 +115,9 @@ def typed_app(tmp_path_factory):
     upgrade(settings)
     stories = home / "stories.json"
     stories.write_text(json.dumps(STORIES))
-    with Ingester(settings, workers=1) as ingester:
-        assert ingester.run([SEED_FILE, stories]).ingested == 1 + len(STORIES)
-    app = create_app(settings)
-    app.config.update(TESTING=True)
-    yield app
-    app.extensions["newsarchive"].close()
+    ingest_into(settings, [SEED_FILE, stories], expected=1 + len(STORIES))
+    with served(settings) as app:
+        yield app
 
 
 @pytest.fixture

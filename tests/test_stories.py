@@ -13,7 +13,6 @@ from ingest.stories import band_keys, containment, headline_kind, sign, signatur
 from search.index import ArchiveIndex
 from store.db import make_engine, make_sessionmaker, upgrade
 from store.models import Article, StoryKey
-from webapp import create_app
 
 from .builders import (
     FIRST,
@@ -29,7 +28,7 @@ from .builders import (
     WRITE_THROUGH,
     ingest,
 )
-from .conftest import make_settings
+from .conftest import make_settings, served
 
 
 def stories_by_headline(settings) -> dict[str, int]:
@@ -68,9 +67,8 @@ def test_versions_share_a_story_and_results_show_one_hit_per_story(migrated, tmp
     assert story[SAME_DAY_OTHER_STORY["headline"]] != first
     assert story[WEEKS_LATER["headline"]] != first  # the same text weeks later is a story told again
 
-    app = create_app(migrated)
-    client = app.test_client()
-    try:
+    with served(migrated) as app:
+        client = app.test_client()
         answer = client.get("/api/search?q=steelmaker+jobs").get_json()
         assert answer["articles"] == 4 and answer["total"] == 2
         top = answer["hits"][0]
@@ -93,8 +91,6 @@ def test_versions_share_a_story_and_results_show_one_hit_per_story(migrated, tmp
         assert all(story.get(item["headline"]) != first for item in related)
         rows = client.get("/api/search.jsonl?q=steelmaker").get_data(as_text=True).splitlines()
         assert sorted(json.loads(row)["story_id"] for row in rows) == sorted({first, story[WEEKS_LATER["headline"]]})
-    finally:
-        app.extensions["newsarchive"].close()
 
     # reindex keeps the stories (they live in SQL), and the collapsed answer with them.
     engine = make_engine(migrated)
@@ -102,12 +98,9 @@ def test_versions_share_a_story_and_results_show_one_hit_per_story(migrated, tmp
         reindex(make_sessionmaker(engine), ArchiveIndex(migrated.index_dir))
     finally:
         engine.dispose()
-    app = create_app(migrated)
-    try:
+    with served(migrated) as app:
         again = app.test_client().get("/api/search?q=steelmaker+jobs").get_json()
         assert [(h["id"], h["versions"]) for h in again["hits"]] == [(h["id"], h["versions"]) for h in answer["hits"]]
-    finally:
-        app.extensions["newsarchive"].close()
 
 
 def test_an_undated_copy_is_found_by_its_band_keys_both_ways(migrated, tmp_path):
@@ -195,9 +188,8 @@ def test_a_collapsed_search_never_shows_two_versions_on_any_page(migrated, tmp_p
                 }
             )
     ingest(migrated, tmp_path, "many", items)
-    app = create_app(migrated)
-    client = app.test_client()
-    try:
+    with served(migrated) as app:
+        client = app.test_client()
         seen = []
         for page in (1, 2, 3, 4):
             answer = client.get(f"/api/search?q=steel&per_page=5&page={page}&collapse={collapse}").get_json()
@@ -206,8 +198,6 @@ def test_a_collapsed_search_never_shows_two_versions_on_any_page(migrated, tmp_p
             assert answer["total"] == 12 and len(seen) == len(set(seen)) == 12
         else:
             assert answer["total"] == 36 and len(seen) == 20
-    finally:
-        app.extensions["newsarchive"].close()
 
 
 def test_a_rewrite_that_keeps_little_text_joins_by_its_headline_and_a_report_quoting_as_much_does_not(

@@ -19,7 +19,8 @@ from search.request import SearchRequest
 from store.db import make_engine, make_sessionmaker
 from store.models import Article
 from store.read import Archive
-from webapp import create_app
+
+from .conftest import served
 
 GUID = "urn:newsml:wire.example:20210601:quake"
 
@@ -80,13 +81,10 @@ def search_ids(settings, q: str) -> list[int]:
 
 
 def api(settings, path: str) -> dict:
-    app = create_app(settings)
-    try:
+    with served(settings) as app:
         response = app.test_client().get(path)
         assert response.status_code == 200, response.data
         return response.get_json()
-    finally:
-        app.extensions["newsarchive"].close()
 
 
 def ids_by_version(settings) -> dict[int, int]:
@@ -179,12 +177,9 @@ def test_a_withdrawal_takes_the_article_out_of_search_and_the_api_says_withdrawn
     assert search_ids(migrated, "earthquake") == []
     index_matches_sql(migrated)
     # The article page says so, in words a reader sees.
-    app = create_app(migrated)
-    try:
+    with served(migrated) as app:
         page = app.test_client().get(f"/articles/{versions[2]}").get_data(as_text=True)
         older = app.test_client().get(f"/articles/{versions[1]}").get_data(as_text=True)
-    finally:
-        app.extensions["newsarchive"].close()
     assert "Withdrawn." in page and "the quake was a quarry blast" in page
     assert "An earlier version." in older and "later withdrawn by its source" in older
 

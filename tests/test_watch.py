@@ -4,11 +4,12 @@ import json
 import threading
 import time
 
+import pytest
 from sqlalchemy import func, select
 
 from ingest.pipeline import Ingester
 from ingest.status import read_progress
-from ingest.watch import watch
+from ingest.watch import LARGE_FILE_BYTES, watch
 from search.request import SearchRequest
 from store.db import make_engine, make_sessionmaker, upgrade
 from store.models import Article, IngestFile
@@ -17,6 +18,7 @@ from webapp import create_app
 
 from .conftest import make_settings
 
+BIG_WIRE = 8_000  # records: read for several seconds after the small file is dropped at the 1,000th
 BODY = "The river rose overnight and flooded the lower town, officials said on Tuesday. " * 20
 
 
@@ -68,6 +70,7 @@ def test_a_slowly_written_file_is_read_once_and_only_when_complete(tmp_path, dat
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_small_files_dropped_beside_a_large_one_are_searchable_before_it_is_read(tmp_path):
     """In one watch batch the small files go first and their index is committed before the large file
     starts, so they can be found while it is still being read."""
@@ -77,10 +80,10 @@ def test_small_files_dropped_beside_a_large_one_are_searchable_before_it_is_read
     settings.ensure_dirs()
     big = settings.inbox / "a-wire.jsonl"  # named to sort first
     with big.open("w") as out:
-        for i in range(12_000):
-            body = f"Ship {i} came into the harbour on Tuesday carrying {i % 97} containers of grain and timber."
+        for i in range(3_000):
+            body = f"Ship {i} came into the harbour on Tuesday carrying {i % 97} containers of grain and timber. " * 3
             out.write(json.dumps({"headline": f"Harbour report {i}", "date": "2012-05-01", "body": body}) + "\n")
-    assert big.stat().st_size >= 1_000_000
+    assert big.stat().st_size >= LARGE_FILE_BYTES
     for name, word in (("b.txt", "zanzibar"), ("c.txt", "quetzal"), ("d.txt", "xylophone")):
         (settings.inbox / name).write_text(f"A note on {word}\n\nThe {word} story was written for this test. " * 3)
     results = []
@@ -107,6 +110,7 @@ def test_small_files_dropped_beside_a_large_one_are_searchable_before_it_is_read
     assert {r.status for r in results} == {"ingested"}
 
 
+@pytest.mark.slow
 def test_a_file_dropped_while_a_big_one_is_read_is_searchable_within_5_seconds(tmp_path, database_url):
     """The big file is stored a slice at a time; between two slices the watcher reads the small file and
     commits the index, so /api/search finds it long before the big file is done."""
@@ -116,7 +120,7 @@ def test_a_file_dropped_while_a_big_one_is_read_is_searchable_within_5_seconds(t
     settings.ensure_dirs()
     big = settings.inbox / "wire.jsonl"
     with big.open("w") as out:
-        for i in range(15_000):
+        for i in range(BIG_WIRE):
             body = f"Ship {i} came into the harbour on Tuesday carrying {i % 97} containers of grain and timber."
             out.write(json.dumps({"headline": f"Harbour report {i}", "date": "2012-05-01", "body": body}) + "\n")
     results = []
@@ -147,10 +151,10 @@ def test_a_file_dropped_while_a_big_one_is_read_is_searchable_within_5_seconds(t
             thread.join(60)
             app.extensions["newsarchive"].close()
     wire = next(r for r in results if r.path.endswith("wire.jsonl"))
-    assert wire.status == "ingested" and wire.articles == 15_000
+    assert wire.status == "ingested" and wire.articles == BIG_WIRE
     engine = make_engine(settings)
     with make_sessionmaker(engine)() as session:
-        assert session.scalar(select(func.count()).select_from(Article)) == 15_001
+        assert session.scalar(select(func.count()).select_from(Article)) == BIG_WIRE + 1
         assert session.scalar(select(func.count()).select_from(Article).where(Article.indexed.is_(False))) == 0
         assert [r.status for r in session.scalars(select(IngestFile).order_by(IngestFile.id))] == ["ingested"] * 2
     engine.dispose()
