@@ -24,7 +24,7 @@ from search.schema import build_schema
 from store.db import upgrade
 from store.read import Archive
 
-from .conftest import SEED_FILE, ingest_into, make_settings, served
+from .conftest import SEED_FILE, ingest_into, make_settings, served, shared_read_only
 
 ARTICLES = [
     {
@@ -160,7 +160,8 @@ def archive(tmp_path_factory):
     (folder / "articles.json").write_text(json.dumps(ARTICLES, ensure_ascii=False), encoding="utf-8")
     ingest_into(settings, [SEED_FILE, folder], expected=len(ARTICLES) + 1)
     archive = Archive(settings)
-    yield archive
+    with shared_read_only(settings):
+        yield archive
     archive.close()
 
 

@@ -14,7 +14,7 @@ from ingest.indexing import article_docs
 from search.index import ArchiveIndex
 from store.db import make_engine, make_sessionmaker, upgrade
 
-from .conftest import SEED_FILE, ingest_into, make_settings, served
+from .conftest import SEED_FILE, ingest_into, make_settings, served, shared_read_only
 
 SEED = "Islamic State fighters admit they lost Syrian town of Kobani, blame US-led airstrike campaign"
 STORIES = [
@@ -116,7 +116,7 @@ def typed_app(tmp_path_factory):
     stories = home / "stories.json"
     stories.write_text(json.dumps(STORIES))
     ingest_into(settings, [SEED_FILE, stories], expected=1 + len(STORIES))
-    with served(settings) as app:
+    with shared_read_only(settings), served(settings) as app:
         yield app
 
 

@@ -80,7 +80,7 @@ def test_small_files_dropped_beside_a_large_one_are_searchable_before_it_is_read
     settings.ensure_dirs()
     big = settings.inbox / "a-wire.jsonl"  # named to sort first
     with big.open("w") as out:
-        for i in range(3_000):
+        for i in range(3_600):
             body = f"Ship {i} came into the harbour on Tuesday carrying {i % 97} containers of grain and timber. " * 3
             out.write(json.dumps({"headline": f"Harbour report {i}", "date": "2012-05-01", "body": body}) + "\n")
     assert big.stat().st_size >= LARGE_FILE_BYTES
