@@ -553,7 +553,7 @@ class ArchiveSearcher:
         that headlines or captions write is never replaced by a word its articles' languages do not use
         ("gouvernement" in a French article is not a misspelt "government"). A word
         is replaced by the close word of the headline and caption vocabulary (one edit first; two for
-        words of five letters or more when none is one edit away) that the most articles hold, when that
+        words of more than five letters when none is one edit away) that the most articles hold, when that
         is more than three times as many as hold the typed word; a word typed capitalised only by a name.
         The corrected query is kept only when it finds at least twice as many articles as the typed one,
         plus one. It is near-certain when every word it replaces was typed in lower case, is in no article
@@ -604,13 +604,14 @@ class ArchiveSearcher:
         the next best other word at that distance) for `word`, held by `own` articles and `written` in the
         headline and caption vocabulary or not; None when no close word qualifies (see `suggest`).
 
-        Close words: the vocabulary's words within one edit (two for words of five letters or more) by
+        Close words: the vocabulary's words within one edit (two for words of more than five letters, as
+        Elasticsearch's AUTO fuzziness: a short word two edits away is another word, "suruc" not "sure") by
         Damerau-Levenshtein distance (a swap of neighbouring letters is one edit), the first letter
         included, found by rapidfuzz over the whole vocabulary in C; the SUGGEST_CANDIDATES most frequent
         of each distance are weighed."""
         reader = self.searcher.reader()
         vocabulary = self.view.view.vocabulary(self.view.leaves(), tuple(spell_fields))
-        limit = 1 if len(word.plain) <= 4 else 2
+        limit = 1 if len(word.plain) <= 5 else 2
         close = process.extract(
             word.plain, vocabulary, scorer=DamerauLevenshtein.distance, score_cutoff=limit, limit=None
         )

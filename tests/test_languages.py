@@ -375,6 +375,13 @@ def test_a_capitalised_word_is_never_replaced_by_a_common_word(archive, q):
     assert answer["suggestion"] in (None, "Brussels"), answer["suggestion"]
 
 
+def test_a_short_word_two_edits_from_an_archive_word_gets_no_suggestion(archive):
+    """Five letters or fewer: one edit at most, as Elasticsearch's AUTO fuzziness ("suruc" is no "sure");
+    "tewnx" was offered "town"."""
+    answer = search(archive, "tewnx")
+    assert answer["suggestion"] is None and not answer["corrected"], answer["suggestion"]
+
+
 def test_a_lower_case_misspelling_is_corrected_and_a_capitalised_one_suggested(archive):
     answer = search(archive, "kobanni")
     assert answer["corrected"] and answer["suggestion"] == "kobani" and answer["total"] == 1
