@@ -112,24 +112,19 @@ class FileLog:
                 .limit(1)
             ).first()
 
+    def _log(self, shown: str, stored: Optional[str], sha: Optional[str], size: Optional[int], **row) -> None:
+        """Write the finished ingest-log row of a file that stored no article."""
+        with self.sessions.begin() as session:
+            session.add(
+                IngestFile(path=shown, stored_path=stored, sha256=sha, size_bytes=size, finished_at=utcnow(), **row)
+            )
+
     def duplicate_file(self, f: InputFile, shown: str, sha: str, size: int, known: IngestFile) -> FileResult:
         """Record a file whose bytes were read before; an inbox file moves to archive/."""
         destination = free_destination(self.settings.archive_dir, f.relative) if f.in_inbox else None
         stored = display_path(destination) if destination else shown
         reason = f"the same bytes were ingested before from {known.path}"
-        with self.sessions.begin() as session:
-            session.add(
-                IngestFile(
-                    path=shown,
-                    stored_path=stored,
-                    sha256=sha,
-                    size_bytes=size,
-                    format=known.format,
-                    status="duplicate",
-                    reason=reason,
-                    finished_at=utcnow(),
-                )
-            )
+        self._log(shown, stored, sha, size, status="duplicate", reason=reason, format=known.format)
         if destination is not None:
             self.move(f.path, destination)
         return FileResult(path=shown, status="duplicate", stored_path=stored, format=known.format, reason=reason)
@@ -142,18 +137,7 @@ class FileLog:
         exists = f.path.exists() or f.path.is_symlink()
         destination = free_destination(self.settings.failed_dir, f.relative) if f.in_inbox and exists else None
         stored = display_path(destination) if destination else (shown if exists else None)
-        with self.sessions.begin() as session:
-            session.add(
-                IngestFile(
-                    path=shown,
-                    stored_path=stored,
-                    sha256=sha,
-                    size_bytes=size,
-                    status="failed",
-                    reason=reason,
-                    finished_at=utcnow(),
-                )
-            )
+        self._log(shown, stored, sha, size, status="failed", reason=reason)
         if destination is not None:
             write_error_file(
                 destination,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import time
 import uuid
 from contextlib import contextmanager
 from functools import lru_cache
@@ -83,6 +84,16 @@ def database(backend: str) -> Iterator[Optional[str]]:
     finally:
         with psycopg.connect(_libpq(admin), autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def wait_for(condition, timeout: float = 30.0, every: float = 0.02) -> bool:
+    """Poll `condition` until it holds, for at most `timeout` seconds; whether it came to hold."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(every)
+    return False
 
 
 def make_settings(home: Path, database_url: Optional[str], **overrides) -> Settings:

@@ -5,7 +5,6 @@ import random
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 
@@ -13,7 +12,7 @@ from ingest.pipeline import Ingester
 from store.db import upgrade
 from webapp import create_app
 
-from .conftest import ROOT, SEED_FILE, cli_env, make_settings
+from .conftest import ROOT, SEED_FILE, cli_env, make_settings, wait_for
 
 WORDS = (
     "market harbour election storm river council bank school rail energy court budget strike port "
@@ -97,16 +96,6 @@ def test_searches_are_answered_while_another_process_ingests(settings, tmp_path)
     assert json.loads(out)["ingested"] == 3000
     assert len(answers) > 20
     assert answers[0] == 1 and final > 2900 and answers[-1] == final  # searches saw the ingest land
-
-
-def wait_for(condition, timeout: float = 30.0) -> bool:
-    """Poll `condition` until it holds, for at most `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def test_reindex_while_searching_loses_no_request(settings, tmp_path):

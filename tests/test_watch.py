@@ -16,19 +16,10 @@ from store.models import Article, IngestFile
 from store.read import Archive
 from webapp import create_app
 
-from .conftest import make_settings
+from .conftest import make_settings, wait_for
 
 BIG_WIRE = 8_000  # records: read for several seconds after the small file is dropped at the 1,000th
 BODY = "The river rose overnight and flooded the lower town, officials said on Tuesday. " * 20
-
-
-def wait_for(condition, timeout=15.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_a_slowly_written_file_is_read_once_and_only_when_complete(tmp_path, database_url):
@@ -100,7 +91,7 @@ def test_small_files_dropped_beside_a_large_one_are_searchable_before_it_is_read
                 except Exception:
                     return False
 
-            assert wait_for(lambda: all(found(w) for w in ("zanzibar", "quetzal", "xylophone")), timeout=60)
+            assert wait_for(lambda: all(found(w) for w in ("zanzibar", "quetzal", "xylophone")), timeout=60, every=0.05)
             assert "a-wire.jsonl" not in {r.path.rsplit("/", 1)[-1] for r in results}, "found only after the large file"
             assert wait_for(lambda: len(results) == 4, timeout=120)
         finally:
@@ -140,7 +131,7 @@ def test_a_file_dropped_while_a_big_one_is_read_is_searchable_within_5_seconds(t
             def found() -> bool:
                 return client.get("/api/search?q=quetzaltenango").get_json()["total"] == 1
 
-            assert wait_for(found, timeout=30)
+            assert wait_for(found, timeout=30, every=0.05)
             took = time.monotonic() - dropped
             assert [r.path.rsplit("/", 1)[-1] for r in results] == ["flash.txt"], "the big file was not still read"
             print(f"searchable {took:.2f} s after the drop")
