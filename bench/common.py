@@ -127,10 +127,11 @@ def newsarchive(home: Path, *args: str, **env) -> subprocess.CompletedProcess:
 class Server:
     """`newsarchive serve` in a subprocess, for the benchmarks' HTTP clients."""
 
-    def __init__(self, home: Path, threads: int = 8, **env) -> None:
+    def __init__(self, home: Path, threads: int = 4, workers: Optional[int] = None, **env) -> None:
         self.port = free_port()
+        command = [sys.executable, "-m", "webapp.cli", "serve", "--port", str(self.port), "--threads", str(threads)]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "webapp.cli", "serve", "--port", str(self.port), "--threads", str(threads)],
+            command + (["--workers", str(workers)] if workers else []),
             env=archive_env(home, **env),
             cwd=ROOT,
             stdout=subprocess.DEVNULL,

@@ -13,10 +13,12 @@ import json
 import re
 import shutil
 import sqlite3
+import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Optional
 
 import whoosh.index
 from whoosh.fields import ID, TEXT, Schema
@@ -24,8 +26,10 @@ from whoosh.fields import ID, TEXT, Schema
 from store.settings import Settings
 
 from .common import (
+    CORPUS,
     ROOT,
     Server,
+    archive_env,
     ingest_watching_memory,
     machine,
     newsarchive,
@@ -41,6 +45,7 @@ from .common import (
 # -- ingestion ---------------------------------------------------------------------------------------
 
 PART_LINES = 27_000
+BBC = CORPUS / "bbc-news" / "bbc"
 
 
 def raw_whoosh_rate(records: list[dict], workdir: Path, procs: int = 2, limitmb: int = 128) -> tuple[float, float]:
@@ -69,21 +74,21 @@ def end_to_end_rate(feed: Path, home: Path) -> tuple[dict, float, int, int]:
 
 
 def build_fts5(records: list[dict], path: Path) -> float:
-    """An FTS5 table of the same articles, with source and year columns for GROUP BY facets."""
+    """An FTS5 table of the same articles (headline and body), with year and byline columns for GROUP BY
+    facets."""
     if path.exists():
         path.unlink()
     db = sqlite3.connect(path)
     db.executescript("""
         PRAGMA journal_mode=WAL;
-        CREATE TABLE articles (id INTEGER PRIMARY KEY, title TEXT, body TEXT, source TEXT, year INTEGER);
+        CREATE TABLE articles (id INTEGER PRIMARY KEY, title TEXT, body TEXT, byline TEXT, year INTEGER);
         CREATE VIRTUAL TABLE fts USING fts5(title, body, content='articles', content_rowid='id');
     """)
     started = time.perf_counter()
     rows = []
     for i, r in enumerate(records, start=1):
-        body = r.get("body") or ""
-        source = "Reuters" if "(Reuters)" in body[:200] else None
-        rows.append((i, r.get("title") or "", body, source, int((r.get("day") or "0000")[:4])))
+        year = int((r.get("day") or "0000")[:4])
+        rows.append((i, r.get("title") or "", r.get("body") or "", r.get("byline") or None, year))
     db.executemany("INSERT INTO articles VALUES (?, ?, ?, ?, ?)", rows)
     db.execute("INSERT INTO fts(fts) VALUES ('rebuild')")
     db.commit()
@@ -91,30 +96,41 @@ def build_fts5(records: list[dict], path: Path) -> float:
     return time.perf_counter() - started
 
 
-def fts_query(text: str) -> str:
-    """The words of `text`, each quoted, OR'ed: how FTS5 is asked in the relevance anchor too."""
-    return " OR ".join('"' + w + '"' for w in dict.fromkeys(w.lower() for w in re.findall(r"\w+", text)))
+def fts_words(text: str) -> list[str]:
+    return ['"' + w + '"' for w in dict.fromkeys(w.lower() for w in re.findall(r"\w+", text))]
 
 
 FTS_HITS = """SELECT a.id, a.title, snippet(fts, 1, '<mark>', '</mark>', '…', 24), bm25(fts)
-              FROM fts JOIN articles a ON a.id = fts.rowid WHERE fts MATCH ? ORDER BY bm25(fts) LIMIT 20"""
-FTS_TOTAL = "SELECT count(*) FROM fts WHERE fts MATCH ?"
-FTS_FACET = "SELECT a.{0}, count(*) FROM fts JOIN articles a ON a.id = fts.rowid WHERE fts MATCH ? GROUP BY a.{0}"
+              FROM fts JOIN articles a ON a.id = fts.rowid WHERE fts MATCH ?{0} ORDER BY bm25(fts) LIMIT 20"""
+FTS_FACET = """SELECT a.{0}, count(*) FROM fts JOIN articles a ON a.id = fts.rowid WHERE fts MATCH ?{1}
+               GROUP BY a.{0} ORDER BY count(*) DESC LIMIT 20"""
+
+
+def fts5_answer(db: sqlite3.Connection, text: str, year_filter: bool) -> None:
+    """FTS5 given the archive's semantics: every word; when that finds fewer than a page, any word; bm25
+    order, a snippet per hit, the total, and the year and byline counts; every second query also filtered
+    to two years (as /api/search is asked)."""
+    words = fts_words(text)
+    where = " AND a.year IN (2008, 2011)" if year_filter else ""
+    total = "SELECT count(*) FROM fts JOIN articles a ON a.id = fts.rowid WHERE fts MATCH ?" + where
+    q = " ".join(words)
+    if db.execute(total, (q,)).fetchone()[0] < 20:
+        q = " OR ".join(words)
+        db.execute(total, (q,)).fetchone()
+    db.execute(FTS_HITS.format(where), (q,)).fetchall()
+    db.execute(FTS_FACET.format("year", ""), (q,)).fetchall()  # disjunctive: not under its own filter
+    db.execute(FTS_FACET.format("byline", where), (q,)).fetchall()
 
 
 def fts5_latencies(path: Path, queries: list[str], rounds: int) -> list[float]:
     db = sqlite3.connect(path)
     times = []
-    queries = [fts_query(q) for q in queries]
-    for q in queries:  # warm the page cache
-        db.execute(FTS_HITS, (q,)).fetchall()
+    for i, q in enumerate(queries):  # warm the page cache
+        fts5_answer(db, q, bool(i % 2))
     for _ in range(rounds):
-        for q in queries:
+        for i, q in enumerate(queries):
             started = time.perf_counter()
-            db.execute(FTS_HITS, (q,)).fetchall()
-            db.execute(FTS_TOTAL, (q,)).fetchone()
-            db.execute(FTS_FACET.format("source"), (q,)).fetchall()
-            db.execute(FTS_FACET.format("year"), (q,)).fetchall()
+            fts5_answer(db, q, bool(i % 2))
             times.append(time.perf_counter() - started)
     db.close()
     return times
@@ -142,7 +158,11 @@ def api_latencies(server: Server, queries: list[str], rounds: int) -> tuple[list
     return times, totals, cold
 
 
-def concurrent(server: Server, queries: list[str], clients: int, seconds: float) -> tuple[float, float, int]:
+def concurrent(
+    server: Server, queries: list[str], clients: int, seconds: float, ingest: Optional[subprocess.Popen] = None
+) -> tuple[float, float, int]:
+    """(requests/s, p95 ms, errors) of `clients` keep-alive clients searching for `seconds`, or, given a
+    running `ingest`, until it ends (at least `seconds`)."""
     latencies: list[float] = []
     errors = 0
     lock = threading.Lock()
@@ -166,6 +186,8 @@ def concurrent(server: Server, queries: list[str], clients: int, seconds: float)
     for t in threads:
         t.start()
     time.sleep(seconds)
+    if ingest is not None:
+        ingest.wait()
     stop.set()
     for t in threads:
         t.join()
@@ -233,10 +255,24 @@ def main() -> int:
     fts = fts5_latencies(fts_path, queries, args.rounds)
 
     print("/api/search ...", flush=True)
-    server = Server(home, threads=args.clients)
+    server = Server(home)
     try:
         api, totals, cold = api_latencies(server, queries, args.rounds)
         rps, p95_conc, errors = concurrent(server, queries, args.clients, args.seconds)
+        print(f"{args.clients} clients while the BBC corpus is ingested ...", flush=True)
+        adding = subprocess.Popen(
+            [sys.executable, "-m", "webapp.cli", "ingest", str(BBC)],
+            env=archive_env(home),
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        started = time.perf_counter()
+        rps_ingest, p95_ingest, errors_ingest = concurrent(server, queries, args.clients, 1.0, adding)
+        ingest_seconds = time.perf_counter() - started
+        if adding.returncode != 0:
+            print("the ingest during the run failed:", adding.stderr.read().decode(errors="replace")[-2000:])
+            return 1
         server_rss = server.rss_bytes()
     finally:
         server.stop()
@@ -273,11 +309,19 @@ def main() -> int:
             f"{percentile(ms(cold), 50):.1f} / {percentile(ms(cold), 95):.1f} / {percentile(ms(cold), 99):.1f} ms",
         ),
         (
-            "SQLite FTS5 p50 / p95 / p99 (in-process, bm25, snippet, count, 2 GROUP BY facets)",
+            "SQLite FTS5 the archive's way p50 / p95 / p99 (in-process: every word, any word when that finds under 20; bm25, snippet, count, year and byline GROUP BY)",
             f"{percentile(fts_ms, 50):.1f} / {percentile(fts_ms, 95):.1f} / {percentile(fts_ms, 99):.1f} ms",
         ),
-        ("**p95 ratio** /api/search : FTS5 (target <= 1.0)", f"**{ratio_p95:.2f}**"),
-        (f"{args.clients} concurrent clients", f"{rps:.0f} requests/s, p95 {p95_conc:.1f} ms, {errors} errors"),
+        ("**p95 ratio** /api/search : FTS5 (target <= 0.5)", f"**{ratio_p95:.2f}**"),
+        (
+            f"{args.clients} concurrent clients ({args.seconds:.0f} s)",
+            f"{rps:.0f} requests/s, p95 {p95_conc:.1f} ms, {errors} errors",
+        ),
+        (
+            f"{args.clients} concurrent clients while `newsarchive ingest` adds the BBC corpus (2,225 text files; "
+            f"{ingest_seconds:.0f} s)",
+            f"{rps_ingest:.0f} requests/s, p95 {p95_ingest:.1f} ms, {errors_ingest} errors",
+        ),
         (
             "ingester peak memory (PSS of the process and its workers, sampled every 0.2 s): whole run / first half",
             f"{ingest_peak / 1e6:.0f} MB / {ingest_half_peak / 1e6:.0f} MB",

@@ -64,6 +64,16 @@ class FacetArrays:
         return mask
 
 
+def _largest(counts: np.ndarray, size: int) -> np.ndarray:
+    """Indexes of the `size` largest counts, largest first, ties by index (a stable sort's order); only the
+    counts at or above the size-th largest are sorted (a facet may have tens of thousands of values)."""
+    if size < counts.size // 4:
+        kth = np.partition(counts, counts.size - size)[counts.size - size]
+        chosen = np.flatnonzero(counts >= kth)
+        return chosen[np.argsort(-counts[chosen], kind="stable")][:size]
+    return np.argsort(-counts, kind="stable")[:size]
+
+
 def _starts(value: str, prefix: str) -> bool:
     return value.startswith(prefix) or any(word.startswith(prefix) for word in value.split()[1:])
 
@@ -153,25 +163,26 @@ def _length_bytes(reader, fieldname: str, count: int) -> np.ndarray:
 
 
 def _holding_run(reader, fieldname: str, terms: tuple[str, ...], docs: list[int]) -> list[int]:
-    """The documents of `docs` (ascending, local) whose `fieldname` holds `terms` at consecutive positions."""
+    """The documents of `docs` (ascending, local) whose `fieldname` holds `terms` at consecutive positions.
+    Term by term, only the documents where the run so far holds are read further."""
     decode = reader.schema[fieldname].format.decode_positions
-    positions: list[dict[int, list[int]]] = []
-    for term in terms:  # each term's positions in the documents still in the running
+    starts: dict[int, set[int]] = {}  # document -> positions where the run so far begins
+    for shift, term in enumerate(terms):
         found = _positions(reader, fieldname, term, docs, decode)
-        docs = [d for d in docs if d in found]
+        if not shift:
+            starts = {d: set(found[d]) for d in docs if d in found}
+        else:
+            going = {}
+            for d in docs:
+                if d in found:
+                    held = starts[d] & {p - shift for p in found[d]}
+                    if held:
+                        going[d] = held
+            starts = going
+        docs = [d for d in docs if d in starts]
         if not docs:
             return []
-        positions.append(found)
-    held = []
-    for doc in docs:
-        starts = set(positions[0][doc])
-        for shift, found in enumerate(positions[1:], start=1):
-            starts &= {p - shift for p in found[doc]}
-            if not starts:
-                break
-        if starts:
-            held.append(doc)
-    return held
+    return docs
 
 
 def _positions(reader, fieldname: str, term: str, docs: list[int], decode) -> dict[int, list[int]]:
@@ -298,6 +309,7 @@ class View:
             self.facets[facet] = FacetArrays(values, docs, value_of)
             self.facets[facet].index_by_document(self.doc_count_all)
         self._vocabulary: Optional[list[str]] = None
+        self._by_length: Optional[dict[int, list[str]]] = None
         self._accented: Optional[frozenset[str]] = None
 
     def accented(self, leaves: list) -> frozenset[str]:
@@ -310,6 +322,16 @@ class View:
                 found |= arrays.words(reader, ("variant",), part="folded")
             self._accented = frozenset(found)
         return self._accented
+
+    def vocabulary_by_length(self, leaves: list, fields: tuple[str, ...]) -> dict[int, list[str]]:
+        """The vocabulary of `fields` (see `vocabulary`) by word length: words within k edits of a word
+        differ from it in length by at most k, so only those lengths need comparing."""
+        if self._by_length is None:
+            by_length: dict[int, list[str]] = {}
+            for word in self.vocabulary(leaves, fields):
+                by_length.setdefault(len(word), []).append(word)
+            self._by_length = by_length
+        return self._by_length
 
     def vocabulary(self, leaves: list, fields: tuple[str, ...]) -> list[str]:
         """The words of `fields` (the spelling fields: headline and caption words, unstemmed), sorted; read
@@ -366,7 +388,10 @@ class BoundView:
         return np.asarray(sorted(found), dtype=np.int64)
 
     def doc_id(self, docnum: int) -> str:
-        return self.searcher.stored_fields(docnum)["id"]
+        """The article id of a document: from the article_num column (no stored fields to unpickle), or
+        the stored id where an index has no such column."""
+        number = int(self.view.article_num[docnum])
+        return str(number) if number > 0 else self.searcher.stored_fields(docnum)["id"]
 
     def facet_mask(self, facet: str, values: list[str]) -> np.ndarray:
         if facet == "story":
@@ -401,7 +426,7 @@ class BoundView:
                 (_starts(fold(value.casefold()), wanted) for value in fa.values), dtype=bool, count=len(fa.values)
             )
             counts = np.where(keep, counts, 0)
-        order = np.argsort(-counts, kind="stable")[:size]
+        order = _largest(counts, size)
         return [{"value": fa.values[i], "count": int(counts[i])} for i in order if counts[i] > 0]
 
     def _story_counts(self, matched: np.ndarray, size: int, prefix: str) -> list[dict]:
@@ -429,13 +454,25 @@ class BoundView:
             order = np.lexsort((matched, key))
         return order
 
-    def collapse(self, matched: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Given positions in `matched` in rank order (all of them), keep the first of each story: (the
-        kept positions in rank order, how many of the matched documents each one's story has)."""
-        stories = self.view.story_num[matched[order]]
-        _, first, counts = np.unique(stories, return_index=True, return_inverse=False, return_counts=True)
-        rank = np.argsort(first, kind="stable")
-        return order[first[rank]], counts[rank]
+    def collapse(self, matched: np.ndarray, key: np.ndarray, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One hit per story: the best version of each (lowest `key`, then lowest document number, as
+        `top` orders). Returns (positions in `matched` of the first `stop` kept hits in order, how many
+        matched documents each one's story has, the positions of every kept hit in no particular order).
+
+        Only documents whose story has other versions in the index are grouped (sorted by story); the
+        rest stand alone, so no order of every match is made."""
+        grouped = np.flatnonzero(self.view.has_versions[matched])
+        alone = np.flatnonzero(~self.view.has_versions[matched])
+        stories = self.view.story_num[matched[grouped]]
+        by_story = grouped[np.lexsort((matched[grouped], key[grouped], stories))]
+        sorted_stories = self.view.story_num[matched[by_story]]
+        first = np.flatnonzero(np.r_[True, sorted_stories[1:] != sorted_stories[:-1]]) if by_story.size else by_story
+        best = by_story[first]
+        sizes = np.diff(np.r_[first, by_story.size])
+        kept = np.concatenate([alone, best])
+        versions = np.concatenate([np.ones(alone.size, dtype=np.int64), sizes])
+        order = self.top(matched[kept], key[kept], stop)
+        return kept[order], versions[order], kept
 
     def may_collapse(self, matched: np.ndarray) -> bool:
         """Whether any matched document has another version in the index."""
@@ -448,13 +485,10 @@ class BoundView:
         """True for the documents of articles stored after article `article_id` (ids grow in ingest order)."""
         return self.view.article_num > article_id
 
-    def by_ingest(self, matched: np.ndarray, stop: int) -> np.ndarray:
-        """Positions in `matched` of the first `stop` documents, the most recently stored first."""
-        return self.top(matched, -self.view.article_num[matched], stop)
-
-    def by_date(self, matched: np.ndarray, newest: bool, stop: int) -> np.ndarray:
-        """Positions in `matched` of the first `stop` documents by date, undated last."""
+    def sort_key(self, matched: np.ndarray, sort: str) -> np.ndarray:
+        """Ascending sort key of `matched` for "stored" (the most recently stored first), "newest" or
+        "oldest" (undated last)."""
+        if sort == "stored":
+            return -self.view.article_num[matched]
         ts = self.view.published_ts[matched]
-        undated = ts == MISSING_TS
-        key = np.where(undated, MISSING_TS, -ts if newest else ts)
-        return self.top(matched, key, stop)
+        return np.where(ts == MISSING_TS, MISSING_TS, -ts if sort == "newest" else ts)

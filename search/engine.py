@@ -30,6 +30,7 @@ from . import internals
 
 B = 0.75
 K1 = 1.2
+SPARSE_UNION = 16  # a union of fewer postings than a segment's documents / this sorts them (see _union)
 UNBALANCED = 16  # an intersection of lists this many times apart in length searches the long one
 EMPTY_IDS = np.empty(0, dtype=np.int64)
 EMPTY_SCORES = np.empty(0, dtype=np.float64)
@@ -54,30 +55,26 @@ def term_postings(reader, fieldname: str, text) -> tuple[np.ndarray, np.ndarray]
     return np.asarray(ids, dtype=np.int64), np.asarray(weights, dtype=np.float64)
 
 
-class PostingsCache:
-    """Decoded posting lists kept between queries, least recently used first out, within a byte budget.
+class ArrayCache:
+    """Pairs of arrays by key, least recently used first out, within a byte budget; shared by threads."""
 
-    Keys name a segment (its id and live document count), a field and a term; segments never change,
-    so an entry never goes stale, and a new segment simply has new keys. Popular words ("oil", "bank")
-    are then decoded once, not on every query. Shared by all request threads.
-    """
-
-    def __init__(self, max_bytes: int = 128 * 1024 * 1024) -> None:
+    def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self._entries: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def get(self, key: tuple, reader, fieldname: str, text) -> tuple[np.ndarray, np.ndarray]:
+    def lookup(self, key: tuple) -> Optional[tuple[np.ndarray, np.ndarray]]:
         with self._lock:
             found = self._entries.get(key)
             if found is not None:
                 self._entries.move_to_end(key)
-                return found
-        found = term_postings(reader, fieldname, text)
+            return found
+
+    def keep(self, key: tuple, found: tuple[np.ndarray, np.ndarray]) -> None:
         size = found[0].nbytes + found[1].nbytes
         if size * 4 > self.max_bytes:
-            return found  # too big to be worth keeping
+            return  # too big to be worth keeping
         with self._lock:
             if key not in self._entries:
                 self._entries[key] = found
@@ -85,6 +82,32 @@ class PostingsCache:
                 while self._bytes > self.max_bytes and self._entries:
                     _, (ids, weights) = self._entries.popitem(last=False)
                     self._bytes -= ids.nbytes + weights.nbytes
+
+
+class PostingsCache(ArrayCache):
+    """Decoded posting lists kept between queries, within a byte budget.
+
+    Keys name a segment (its id and live document count), a field and a term; segments never change,
+    so an entry never goes stale, and a new segment simply has new keys. Popular words ("oil", "bank")
+    are then decoded once, not on every query. Shared by all request threads.
+
+    Beside it, `scored` keeps (within a budget of its own, so scores never push out the postings they
+    are computed from) the matches and BM25F scores of a word in one segment (a query of terms, ORs and
+    analysis scopes: see _cacheable), keyed as well by the set of segments of the searcher that scored
+    it: the statistics (idf, average field lengths) are the whole index's, so they hold exactly as long
+    as the set does. Its arrays are read-only.
+    """
+
+    def __init__(self, max_bytes: int = 128 * 1024 * 1024, scored_bytes: Optional[int] = None) -> None:
+        super().__init__(max_bytes)
+        self.scored = ArrayCache(max_bytes if scored_bytes is None else scored_bytes)
+
+    def get(self, key: tuple, reader, fieldname: str, text) -> tuple[np.ndarray, np.ndarray]:
+        found = self.lookup(key)
+        if found is not None:
+            return found
+        found = term_postings(reader, fieldname, text)
+        self.keep(key, found)
         return found
 
 
@@ -100,8 +123,16 @@ def _union(parts: list[Scored], doc_count: int) -> Scored:
         return Scored(EMPTY_IDS, EMPTY_SCORES)
     if len(parts) == 1:
         return parts[0]
-    ids = np.concatenate([p.ids for p in parts])
-    scores = np.concatenate([p.scores for p in parts])
+    return _union_arrays(np.concatenate([p.ids for p in parts]), np.concatenate([p.scores for p in parts]), doc_count)
+
+
+def _union_arrays(ids: np.ndarray, scores: np.ndarray, doc_count: int) -> Scored:
+    """The union of several lists laid end to end: each document once, its scores summed in list order."""
+    if ids.size * SPARSE_UNION < doc_count:
+        # Few postings in a large segment: sort them rather than walk arrays as long as the segment. The
+        # sums are bincount's either way (added in the same order), so scores are equal to the last bit.
+        unique, inverse = np.unique(ids, return_inverse=True)
+        return Scored(unique, np.bincount(inverse, weights=scores, minlength=unique.size))
     # Dense counting is linear in the postings (no sort); a segment's document count bounds the arrays.
     present = np.bincount(ids, minlength=doc_count)
     sums = np.bincount(ids, weights=scores, minlength=doc_count)
@@ -132,19 +163,62 @@ def _minus(a: Scored, b: Scored) -> Scored:
     return Scored(a.ids[keep], a.scores[keep])
 
 
+def query_key(q: query.Query) -> tuple:
+    """A hashable key naming a query tree exactly (its types, fields, texts, boosts). Whoosh's own hash of
+    an OR XORs its children's, so a word's terms in four fields cancel out and every such OR hashes alike:
+    a dict keyed by the queries themselves degrades to a list."""
+    if type(q) is query.Term:
+        return ("T", q.fieldname, q.text, q.boost)
+    if isinstance(q, query.compound.CompoundQuery) or type(q) in (query.Require, query.AndNot, query.AndMaybe):
+        return (type(q).__name__, getattr(q, "boost", 1.0), tuple(query_key(c) for c in q.children()))
+    if type(q) is query.Not:
+        return ("Not", query_key(q.query))
+    return (type(q).__name__, repr(q))
+
+
+def _cacheable(q: query.Query) -> bool:
+    """Whether `q` is a word as the archive asks for one (terms in fields, ORed, within the articles of some
+    analyses): such results are cached by segment. Phrases, wildcards and the rest are not."""
+    if type(q) is query.Term:
+        return True
+    if type(q) in (query.Or, query.Require):
+        return all(_cacheable(c) for c in q.children())
+    return False
+
+
+class Statistics:
+    """A searcher's BM25F statistics (a term's idf, a field's average length), asked of Whoosh once each:
+    they never change for one searcher, and Whoosh computes the average length anew on every call."""
+
+    def __init__(self, searcher, key: tuple = ()) -> None:
+        self.searcher = searcher
+        self.key = key  # names the index's segments, so the statistics: scores cached under it stay true
+        self._idf: dict[tuple[str, object], float] = {}
+        self._avgfl: dict[str, float] = {}
+
+    def get(self, fieldname: str, text) -> tuple[float, float]:
+        idf = self._idf.get((fieldname, text))
+        if idf is None:
+            idf = self._idf[(fieldname, text)] = self.searcher.idf(fieldname, text)
+        avgfl = self._avgfl.get(fieldname)
+        if avgfl is None:
+            avgfl = self._avgfl[fieldname] = self.searcher.avg_field_length(fieldname) or 1
+        return idf, avgfl
+
+
 class SegmentEvaluator:
     """Evaluates query trees on one segment; statistics (idf, average lengths) come from the whole index."""
 
     def __init__(
         self,
-        top_searcher,
+        stats: Statistics,
         leaf_searcher,
         lengths: dict[str, np.ndarray],
         live: Optional[np.ndarray],
         cache: Optional[PostingsCache] = None,
         segment_key: tuple = (),
     ):
-        self.top = top_searcher
+        self.stats = stats  # the whole index's (the top searcher's)
         self.leaf = leaf_searcher
         self.reader = leaf_searcher.reader()
         self.lengths = lengths
@@ -153,36 +227,84 @@ class SegmentEvaluator:
         self.cache = cache
         self.segment_key = segment_key
 
+    def _postings(self, fieldname: str, text) -> tuple[np.ndarray, np.ndarray]:
+        if self.cache is not None:
+            key_text = text if isinstance(text, str) else text.decode("utf-8", "surrogateescape")
+            return self.cache.get((self.segment_key, fieldname, key_text), self.reader, fieldname, text)
+        return term_postings(self.reader, fieldname, text)
+
     def _term(self, fieldname: str, text, boost: float) -> Scored:
         if fieldname not in self.reader.schema:
             return Scored(EMPTY_IDS, EMPTY_SCORES)
-        if self.cache is not None:
-            key_text = text if isinstance(text, str) else text.decode("utf-8", "surrogateescape")
-            ids, weights = self.cache.get((self.segment_key, fieldname, key_text), self.reader, fieldname, text)
-        else:
-            ids, weights = term_postings(self.reader, fieldname, text)
+        ids, weights = self._postings(fieldname, text)
         if not ids.size:
             return Scored(EMPTY_IDS, EMPTY_SCORES)
         field = self.reader.schema[fieldname]
         if not field.scorable:
             return Scored(ids, weights * boost)
-        idf = self.top.idf(fieldname, text)
-        avgfl = self.top.avg_field_length(fieldname) or 1
+        idf, avgfl = self.stats.get(fieldname, text)
         lengths = self.lengths.get(fieldname)
         fl = lengths[ids] if lengths is not None else np.ones(ids.size)
         fl = np.where(fl > 0, fl, 1)
         scores = idf * (weights * (K1 + 1)) / (weights + K1 * ((1 - B) + B * fl / avgfl))
         return Scored(ids, scores * boost)
 
+    def _terms(self, terms: list[query.Term]) -> Optional[Scored]:
+        """An OR of plain terms (a word in each default field) scored in one pass over all their postings:
+        the same arithmetic, element by element, as _term for each and _union of them, so the same scores
+        to the last bit, with a few NumPy calls instead of a dozen per term. None when a term's field is not
+        scored (the caller takes the general path)."""
+        schema = self.reader.schema
+        ids_parts, weight_parts, length_parts, sizes, idfs, averages, boosts = [], [], [], [], [], [], []
+        for t in terms:
+            if t.fieldname not in schema:
+                continue
+            ids, weights = self._postings(t.fieldname, t.text)
+            if not ids.size:
+                continue
+            if not schema[t.fieldname].scorable:
+                return None
+            idf, avgfl = self.stats.get(t.fieldname, t.text)
+            lengths = self.lengths.get(t.fieldname)
+            ids_parts.append(ids)
+            weight_parts.append(weights)
+            length_parts.append(lengths[ids] if lengths is not None else np.ones(ids.size))
+            sizes.append(ids.size)
+            idfs.append(idf)
+            averages.append(avgfl)
+            boosts.append(getattr(t, "boost", 1.0) or 1.0)
+        if not ids_parts:
+            return Scored(EMPTY_IDS, EMPTY_SCORES)
+        weights = np.concatenate(weight_parts)
+        fl = np.concatenate(length_parts)
+        fl = np.where(fl > 0, fl, 1)
+        idf = np.repeat(np.asarray(idfs, dtype=np.float64), sizes)
+        avgfl = np.repeat(np.asarray(averages, dtype=np.float64), sizes)
+        scores = idf * (weights * (K1 + 1)) / (weights + K1 * ((1 - B) + B * fl / avgfl))
+        scores = scores * np.repeat(np.asarray(boosts, dtype=np.float64), sizes)
+        if len(ids_parts) == 1:
+            return Scored(ids_parts[0], scores)
+        return _union_arrays(np.concatenate(ids_parts), scores, self.doc_count)
+
     def all_docs(self) -> Scored:
         ids = np.arange(self.doc_count, dtype=np.int64)
         return Scored(ids, np.zeros(ids.size))
 
     def evaluate(self, q: query.Query) -> Scored:
+        cache_key = None
+        if self.cache is not None and _cacheable(q):
+            cache_key = (self.stats.key, self.segment_key, query_key(q))
+            found = self.cache.scored.lookup(cache_key)
+            if found is not None:
+                return Scored(*found)
         result = self._eval(q)
         if self.live is not None and result.ids.size:
             keep = self.live[result.ids]
             result = Scored(result.ids[keep], result.scores[keep])
+        if cache_key is not None:
+            result.ids.flags.writeable = False
+            result.scores.flags.writeable = False
+            self.cache.scored.keep(cache_key, (result.ids, result.scores))
         return result
 
     def _eval(self, q: query.Query) -> Scored:
@@ -214,6 +336,11 @@ class SegmentEvaluator:
         if isinstance(q, query.And):
             return self._and(q, boost)
         if isinstance(q, query.Or) and not getattr(q, "minmatch", 0) and not isinstance(q, query.DisjunctionMax):
+            children = list(q.children())
+            if all(type(c) is query.Term for c in children):
+                batched = self._terms(children)
+                if batched is not None:
+                    return self._boosted(batched, boost)
             negatives = [c.query for c in q.children() if isinstance(c, query.Not)]
             result = _union([self._eval(c) for c in q.children() if not isinstance(c, query.Not)], self.doc_count)
             for negative in negatives:  # "a OR NOT b" reads as everything but b, or a
@@ -281,12 +408,13 @@ class NumpyEngine:
         self.searcher = searcher
         self.segments = segments
         self.cache = cache
+        self.stats = Statistics(searcher, tuple(key for _, _, key in segments))
 
     def evaluate(self, q: query.Query) -> tuple[np.ndarray, np.ndarray]:
         leaves = self.searcher.subsearchers or [(self.searcher, 0)]
         ids, scores = [], []
         for (leaf, offset), (lengths, live, key) in zip(leaves, self.segments, strict=False):
-            result = SegmentEvaluator(self.searcher, leaf, lengths, live, self.cache, key).evaluate(q)
+            result = SegmentEvaluator(self.stats, leaf, lengths, live, self.cache, key).evaluate(q)
             ids.append(result.ids + offset)
             scores.append(result.scores)
         if not ids:

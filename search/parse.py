@@ -26,6 +26,7 @@ The rules (the README's "Query language" section says the same for users):
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Optional, Union
@@ -182,6 +183,18 @@ def analysed_terms(text: str, key: str = DEFAULT_LANGUAGE) -> list[str]:
     term = term_function(key)
     found = (term(word.lower()) for word in tokens(text, analysis(key).bigrams))
     return [t for t in found if t is not None]
+
+
+def term_counts(text: str, key: str = DEFAULT_LANGUAGE) -> Counter:
+    """How often each index term of `text` occurs (as analysed_terms gives them, in order of first
+    occurrence), each distinct word analysed once."""
+    term = term_function(key)
+    counts: Counter = Counter()
+    for word, count in Counter(w.lower() for w in tokens(text, analysis(key).bigrams)).items():
+        found = term(word)
+        if found is not None:
+            counts[found] += count
+    return counts
 
 
 @lru_cache(maxsize=4096)

@@ -31,8 +31,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 import numpy as np
 from rapidfuzz import process
@@ -42,10 +43,12 @@ from whoosh.searching import Searcher
 
 from .analysis import mark
 from .columns import BoundView, SegmentCache
+from .engine import query_key
 from .languages import DEFAULT_LANGUAGE, LEGACY, analysis, analysis_key, fold
-from .parse import ParsedQuery, Word, analysed_terms, analyses_query, parse_query, term_query, word_query
+from .parse import ParsedQuery, Word, analyses_query, parse_query, term_counts, term_query, word_query
 from .request import BadRequest, SearchRequest
 from .schema import DEFAULT_FIELDS, FACETS, MISSING_DAY, day_number
+from .timing import stage, timed
 
 # In a relaxed ("most") answer, articles are ranked by how many of the words they match, then by BM25F.
 # Words found in more than this share of the archive's articles are left out of that count (they still
@@ -84,6 +87,8 @@ CERTAIN_RATIO = 20
 # A word is a name in the archive when at least this share of the articles holding it write it as one
 # (capitalised inside a sentence, or as a writer's, photographer's or place's name).
 NAME_SHARE = 0.5
+# A request's word results kept for reuse within it (see ArchiveSearcher._evaluate), at most this many bytes.
+REQUEST_RESULTS_BYTES = 64 * 1024 * 1024
 MAX_LANGUAGES = 1000  # more than there are language tags
 EMPTY = np.empty(0, dtype=np.int64)
 LEGACY_NOTICE = (
@@ -125,6 +130,7 @@ class _Matched:
     match: str
     phrase: Optional[np.ndarray] = None  # per document, True when it holds the typed words as a run
     spelling: Optional[np.ndarray] = None  # per document, how it writes the words typed (see _typed_spelling)
+    all_words: Optional[int] = None  # how many articles match every bare word under the filters, when known
 
 
 class ArchiveSearcher:
@@ -143,6 +149,9 @@ class ArchiveSearcher:
         self.schema = searcher.schema
         self.view: BoundView = cache.view(searcher, engine)
         self.texts = texts
+        self._results: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}  # this request's, by query_key
+        self._result_bytes = 0
+        self._depth = 0
         self._frequencies: dict[tuple[str, str], int] = {}  # this searcher's index never changes: counts stay true
         self._analysis_counts: Optional[dict[str, int]] = None  # live articles of each analysis
         # The analyses of the archive's articles; an index built before languages were analysed apart has one.
@@ -153,10 +162,38 @@ class ArchiveSearcher:
             found = sorted(term.decode("utf-8") for term in searcher.reader().lexicon("analysis"))
             self.keys = tuple(found) or (DEFAULT_LANGUAGE,)
 
+    @contextmanager
+    def _request(self) -> Iterator[None]:
+        """Answers to one request share their word results (_evaluate); they are dropped when it ends."""
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+            if not self._depth:
+                self._results.clear()
+                self._result_bytes = 0
+
+    def _evaluate(self, q: query.Query) -> tuple[np.ndarray, np.ndarray]:
+        """(matching document numbers, scores) of `q`, computed once per request: a word is matched again
+        for relevance feedback, for corrections and for counting, with the same answer. Read-only arrays."""
+        key = query_key(q)
+        found = self._results.get(key)
+        if found is None:
+            ids, scores = self.view.evaluate(q)
+            ids.flags.writeable = False
+            scores.flags.writeable = False
+            found = (ids, scores)
+            if self._depth and self._result_bytes + ids.nbytes + scores.nbytes <= REQUEST_RESULTS_BYTES:
+                self._results[key] = found
+                self._result_bytes += ids.nbytes + scores.nbytes
+        return found
+
     def key_of(self, language: Optional[str]) -> str:
         """The analysis an article in `language` is indexed with, in this index."""
         return LEGACY if self.legacy else analysis_key(language)
 
+    @timed("parse")
     def parse(self, text: str, request: Optional[SearchRequest] = None) -> ParsedQuery:
         """`text` read by the analyses of the archive's articles, or of those the request's language filter
         lets through."""
@@ -169,26 +206,27 @@ class ArchiveSearcher:
     # -- the answer ----------------------------------------------------------------------------------
 
     def search(self, request: SearchRequest) -> Found:
-        parsed = self.parse(request.q, request)
-        filters = self._filter_masks(request)
-        matched = self._match(parsed, filters, request.per_page)
-        if matched.match == MATCH_MOST and self.texts is not None and FEEDBACK_DOCS:
-            self._feedback(parsed, matched, filters)
-        found = self._found(parsed, matched, filters, request)
-        if self.legacy:
-            found.notices.append(LEGACY_NOTICE)
-        if parsed.is_empty or matched.match == MATCH_URL:
-            return found
-        if found.total >= request.per_page and matched.match != MATCH_MOST:
-            return found  # every word found a page: a relaxed answer, though, may hide a misspelt word
-        suggestion, suggested_total, certain = self.suggest(parsed, filters)
-        if suggestion is None:
-            return found
-        if found.total == 0 and suggested_total > 0 and request.correct and certain:
-            corrected = self.parse(suggestion, request)
-            again = self._found(corrected, self._match(corrected, filters, request.per_page), filters, request)
-            return replace(again, suggestion=suggestion, corrected=True, notices=found.notices)
-        return replace(found, suggestion=suggestion)
+        with self._request():
+            parsed = self.parse(request.q, request)
+            filters = self._filter_masks(request)
+            matched = self._match(parsed, filters, request.per_page)
+            if matched.match == MATCH_MOST and self.texts is not None and FEEDBACK_DOCS:
+                self._feedback(parsed, matched, filters)
+            found = self._found(parsed, matched, filters, request)
+            if self.legacy:
+                found.notices.append(LEGACY_NOTICE)
+            if parsed.is_empty or matched.match == MATCH_URL:
+                return found
+            if found.total >= request.per_page and matched.match != MATCH_MOST:
+                return found  # every word found a page: a relaxed answer, though, may hide a misspelt word
+            suggestion, suggested_total, certain = self.suggest(parsed, filters, matched.all_words)
+            if suggestion is None:
+                return found
+            if found.total == 0 and suggested_total > 0 and request.correct and certain:
+                corrected = self.parse(suggestion, request)
+                again = self._found(corrected, self._match(corrected, filters, request.per_page), filters, request)
+                return replace(again, suggestion=suggestion, corrected=True, notices=found.notices)
+            return replace(found, suggestion=suggestion)
 
     def _found(
         self, parsed: ParsedQuery, matched: _Matched, filters: dict[str, np.ndarray], request: SearchRequest
@@ -201,26 +239,31 @@ class ArchiveSearcher:
         total = int(ids.size)
         shown = ids  # the hits the histogram counts: one per story when collapsed
         if request.collapse and self.view.may_collapse(ids):
-            kept, counts = self.view.collapse(ids, self._order(ids, matched, request, int(ids.size)))
-            total = int(kept.size)
-            shown = ids[kept]
+            with stage("collapse"):
+                kept, counts, every_kept = self.view.collapse(ids, self._order_key(ids, matched, request), stop)
+            total = int(every_kept.size)
+            shown = ids[every_kept]
             order, versions = kept[start:stop], counts[start:stop]
         elif start >= ids.size:
             order = np.empty(0, dtype=np.int64)
         else:
-            order = self._order(ids, matched, request, stop)[start:stop]
+            with stage("order"):
+                order = self.view.top(ids, self._order_key(ids, matched, request), stop)[start:stop]
         page = [(self.view.doc_id(int(ids[i])), float(matched.scores[ids[i]])) for i in order]
         stories = [self.view.story_of(int(ids[i])) for i in order]
         counts_shown = [int(v) for v in versions] if versions is not None else [1] * len(page)
-        facets = {}
-        for facet in FACETS:
-            # Disjunctive counts: each facet under every filter but its own.
-            if facet in filters:
-                others = {k: v for k, v in filters.items() if k != facet}
-                counted = np.flatnonzero(matched.mask & _combined(others, self.view.doc_count_all))
-            else:
-                counted = ids
-            facets[facet] = self.view.facet_counts(facet, counted, request.facet_size)
+        with stage("facets"):
+            facets = {}
+            for facet in FACETS:
+                # Disjunctive counts: each facet under every filter but its own.
+                if facet in filters:
+                    others = {k: v for k, v in filters.items() if k != facet}
+                    counted = np.flatnonzero(matched.mask & _combined(others, self.view.doc_count_all))
+                else:
+                    counted = ids
+                facets[facet] = self.view.facet_counts(facet, counted, request.facet_size)
+        with stage("histogram"):
+            histogram = date_histogram(self.view.view.day[shown], request.interval)
         return Found(
             total=total,
             articles=int(ids.size),
@@ -231,35 +274,37 @@ class ArchiveSearcher:
             terms=parsed.terms_by_field(),
             match=matched.match,
             notices=list(parsed.notices),
-            histogram=date_histogram(self.view.view.day[shown], request.interval),
+            histogram=histogram,
         )
 
     def ordered(self, request: SearchRequest, limit: int) -> tuple[int, list[str], dict[str, set[str]]]:
         """(total, the ids of the first `limit` hits in the order the request's pages show them, the query
         terms by field for snippets): every page at once, for export. Matched as `search` matches (relaxed
         by the request's page size, corrected when the typed query finds nothing)."""
-        first = self.search(replace(request, page=1, facet_size=0))
-        parsed = self.parse(first.suggestion if first.corrected and first.suggestion else request.q, request)
-        filters = self._filter_masks(request)
-        matched = self._match(parsed, filters, request.per_page)
-        if matched.match == MATCH_MOST and self.texts is not None and FEEDBACK_DOCS:
-            self._feedback(parsed, matched, filters)
-        ids = np.flatnonzero(matched.mask & _combined(filters, self.view.doc_count_all))
-        total = int(ids.size)
-        if request.collapse and self.view.may_collapse(ids):
-            order, _ = self.view.collapse(ids, self._order(ids, matched, request, total))
-            total = int(order.size)
-        else:
-            order = self._order(ids, matched, request, limit)
-        return total, [self.view.doc_id(int(ids[i])) for i in order[:limit]], parsed.terms_by_field()
+        with self._request():
+            first = self.search(replace(request, page=1, facet_size=0))
+            parsed = self.parse(first.suggestion if first.corrected and first.suggestion else request.q, request)
+            filters = self._filter_masks(request)
+            matched = self._match(parsed, filters, request.per_page)
+            if matched.match == MATCH_MOST and self.texts is not None and FEEDBACK_DOCS:
+                self._feedback(parsed, matched, filters)
+            ids = np.flatnonzero(matched.mask & _combined(filters, self.view.doc_count_all))
+            total = int(ids.size)
+            key = self._order_key(ids, matched, request)
+            if request.collapse and self.view.may_collapse(ids):
+                order, _, every_kept = self.view.collapse(ids, key, limit)
+                total = int(every_kept.size)
+            else:
+                order = self.view.top(ids, key, limit)
+            return total, [self.view.doc_id(int(ids[i])) for i in order[:limit]], parsed.terms_by_field()
 
-    def _order(self, ids: np.ndarray, matched: _Matched, request: SearchRequest, stop: int) -> np.ndarray:
-        """Positions in `ids` of the first `stop` hits in the request's order."""
+    def _order_key(self, ids: np.ndarray, matched: _Matched, request: SearchRequest) -> np.ndarray:
+        """The ascending sort key of the hits `ids` in the request's order (ties: by document number)."""
         if request.sort == "stored":
-            return self.view.by_ingest(ids, stop)
+            return self.view.sort_key(ids, "stored")
         if matched.match == MATCH_LIST or request.sort != "relevance":
-            return self.view.by_date(ids, request.sort != "oldest", stop)
-        return self.view.top(ids, self._rank_key(ids, matched), stop)
+            return self.view.sort_key(ids, "oldest" if request.sort == "oldest" else "newest")
+        return self._rank_key(ids, matched)
 
     def newest_article(self) -> int:
         """The highest article id among the index's live documents (0 when there are none)."""
@@ -269,12 +314,13 @@ class ArchiveSearcher:
     def facet_values(self, request: SearchRequest, facet: str, prefix: str, size: int) -> list[dict]:
         """Values of one facet among the request's hits, counted as the answer's facets are (under every
         filter but the facet's own), limited to those starting with `prefix` (or with a word that does)."""
-        parsed = self.parse(request.q, request)
-        filters = self._filter_masks(request)
-        matched = self._match(parsed, filters, request.per_page)
-        others = {k: v for k, v in filters.items() if k != facet}
-        counted = np.flatnonzero(matched.mask & _combined(others, self.view.doc_count_all))
-        return self.view.facet_counts(facet, counted, size, prefix)
+        with self._request():
+            parsed = self.parse(request.q, request)
+            filters = self._filter_masks(request)
+            matched = self._match(parsed, filters, request.per_page)
+            others = {k: v for k, v in filters.items() if k != facet}
+            counted = np.flatnonzero(matched.mask & _combined(others, self.view.doc_count_all))
+            return self.view.facet_counts(facet, counted, size, prefix)
 
     @staticmethod
     def _rank_key(ids: np.ndarray, matched: _Matched) -> np.ndarray:
@@ -301,7 +347,10 @@ class ArchiveSearcher:
 
     # -- matching ------------------------------------------------------------------------------------
 
-    def _match(self, parsed: ParsedQuery, filters: dict[str, np.ndarray], per_page: int) -> _Matched:
+    @timed("match")
+    def _match(self, parsed: ParsedQuery, filters: dict[str, np.ndarray], per_page: int, rank: bool = True) -> _Matched:
+        """What `parsed` matches, relaxed to "most" when every word finds fewer than `per_page` under the
+        filters; `rank` False when only the matches are counted (no phrase or spelling tiers)."""
         n = self.view.doc_count_all
         scores = np.zeros(n)
         if parsed.is_empty:
@@ -313,7 +362,7 @@ class ArchiveSearcher:
                 mask &= ~self._mask_of(_or(parsed.excluded), n)
             return _Matched(mask, scores, None, MATCH_LIST)
         if parsed.boolean is not None:
-            ids, found = self.view.evaluate(parsed.boolean)
+            ids, found = self._evaluate(parsed.boolean)
             mask = np.zeros(n, dtype=bool)
             mask[ids] = True
             scores[ids] = found
@@ -325,14 +374,14 @@ class ArchiveSearcher:
         words = list(parsed.words)
         match = MATCH_ALL
         if parsed.url:
-            url_ids, _ = self.view.evaluate(query.Term("url", parsed.url))
+            url_ids, _ = self._evaluate(query.Term("url", parsed.url))
             if url_ids.size:
                 required.append(query.Term("url", parsed.url))
                 match = MATCH_URL
             else:
                 words += [w for w in parsed.url_words if w.term not in {x.term for x in words}]
         if required:
-            ids, found = self.view.evaluate(_and(required))
+            ids, found = self._evaluate(_and(required))
             base = np.zeros(n, dtype=bool)
             base[ids] = True
             scores[ids] += found
@@ -349,11 +398,11 @@ class ArchiveSearcher:
         spelling: Optional[np.ndarray] = None  # words written as typed, where the archive has accented spellings
         live = max(1, self.view.all_docs().size)
         for word in words:
-            ids, found = self.view.evaluate(word_query(word))
+            ids, found = self._evaluate(word_query(word))
             counts[ids] += 1
             held[ids] = True
             scores[ids] += found * self._kept_share(word)
-            typed = self._typed_spelling(word, ids)
+            typed = self._typed_spelling(word, ids) if rank else None
             if typed is not None:
                 spelling = np.zeros(n, dtype=np.int32) if spelling is None else spelling
                 spelling[ids] += typed
@@ -361,18 +410,19 @@ class ArchiveSearcher:
                 tiers[ids] += 1
             if word.stopped:  # a stop word in an article's language: the article need not hold it
                 stopped = np.zeros(n, dtype=bool)
-                stopped[self.view.evaluate(analyses_query(word.stopped))[0]] = True
+                stopped[self._evaluate(analyses_query(word.stopped))[0]] = True
                 stopped[ids] = False
                 counts[stopped] += 1
         every = allowed & held & (counts == len(words))
         if ALL_WORDS_FIRST:
             tiers += every.astype(np.int32) * (len(words) + 1)  # above any count of telling words
+        all_words = int(np.count_nonzero(every & _combined(filters, n)))
         if match == MATCH_URL or len(words) == 1:
-            return _Matched(every, scores, None, match, spelling=spelling)
-        phrase = self._phrase_mask(parsed.runs, every, scores, n)
-        if int(np.count_nonzero(every & _combined(filters, n))) >= per_page:
-            return _Matched(every, scores, None, MATCH_ALL, phrase, spelling)
-        return _Matched(allowed & held, scores, tiers, MATCH_MOST, phrase, spelling)
+            return _Matched(every, scores, None, match, spelling=spelling, all_words=all_words)
+        phrase = self._phrase_mask(parsed.runs, every, scores, n) if rank else None
+        if all_words >= per_page:
+            return _Matched(every, scores, None, MATCH_ALL, phrase, spelling, all_words)
+        return _Matched(allowed & held, scores, tiers, MATCH_MOST, phrase, spelling, all_words)
 
     def _kept_share(self, word: Word) -> float:
         """The share of the archive's articles whose language does not drop the word as a stop word: what
@@ -381,11 +431,12 @@ class ArchiveSearcher:
         if not word.stopped:
             return 1.0
         if self._analysis_counts is None:
-            self._analysis_counts = {key: self.view.evaluate(analyses_query((key,)))[0].size for key in self.keys}
+            self._analysis_counts = {key: self._evaluate(analyses_query((key,)))[0].size for key in self.keys}
         total = sum(self._analysis_counts.values()) or 1
         stopped = sum(self._analysis_counts.get(key, 0) for key in word.stopped)
         return max(0.0, 1.0 - stopped / total)
 
+    @timed("spelling")
     def _typed_spelling(self, word: Word, ids: np.ndarray) -> Optional[np.ndarray]:
         """For the articles `ids` holding `word`, when the archive writes the word with accents somewhere
         ("quebec:québec" in the variant field): 2 where the article writes it as typed (with the accents
@@ -400,10 +451,10 @@ class ArchiveSearcher:
         if folded not in self.view.view.accented(self.view.leaves()):
             return None
         variants = list(reader.expand_prefix("variant", f"{folded}:"))
-        accented, _ = self.view.evaluate(query.Or([query.Term("variant", v) for v in variants]))
-        names, _ = self.view.evaluate(query.Term("name", folded))
+        accented, _ = self._evaluate(query.Or([query.Term("variant", v) for v in variants]))
+        names, _ = self._evaluate(query.Term("name", folded))
         if typed != folded:
-            as_typed, _ = self.view.evaluate(query.Term("variant", f"{folded}:{typed}"))
+            as_typed, _ = self._evaluate(query.Term("variant", f"{folded}:{typed}"))
         else:  # a name written without accents: written as a name, and with no accented spelling
             as_typed = names[~np.isin(names, accented, assume_unique=True)]
         itself = np.union1d(accented, names)
@@ -411,6 +462,7 @@ class ArchiveSearcher:
         out[np.isin(ids, as_typed, assume_unique=True)] = 2
         return out
 
+    @timed("phrase")
     def _phrase_mask(
         self, runs: tuple[tuple[tuple[str, ...], ...], ...], every: np.ndarray, scores: np.ndarray, n: int
     ) -> Optional[np.ndarray]:
@@ -430,6 +482,7 @@ class ArchiveSearcher:
         mask[candidates] = True
         return mask
 
+    @timed("feedback")
     def _feedback(self, parsed: ParsedQuery, matched: _Matched, filters: dict[str, np.ndarray]) -> None:
         """Re-score a relaxed answer with the typed words and the telling words of its best articles (RM3)."""
         n = self.view.doc_count_all
@@ -442,7 +495,7 @@ class ArchiveSearcher:
         doc_weights = np.exp(top - top.max())
         model: Counter = Counter()
         for (text, language), weight in zip(texts, doc_weights, strict=False):
-            terms = Counter(analysed_terms(text or "", self.key_of(language)))
+            terms = term_counts(text or "", self.key_of(language))
             length = sum(terms.values()) or 1
             for term, count in terms.items():
                 model[term] += weight * count / length
@@ -463,19 +516,20 @@ class ArchiveSearcher:
         for term, weight in weights.items():
             word = typed.get(term)
             if word is not None:
-                ids, found = self.view.evaluate(word_query(word))
+                ids, found = self._evaluate(word_query(word))
                 found = found * self._kept_share(word)
             else:
-                ids, found = self.view.evaluate(term_query(term))
+                ids, found = self._evaluate(term_query(term))
             scores[ids] += weight * found
         matched.scores = scores
 
     def _mask_of(self, q: query.Query, n: int) -> np.ndarray:
-        ids, _ = self.view.evaluate(q)
+        ids, _ = self._evaluate(q)
         mask = np.zeros(n, dtype=bool)
         mask[ids] = True
         return mask
 
+    @timed("filters")
     def _filter_masks(self, request: SearchRequest) -> dict[str, np.ndarray]:
         """One mask per active filter (facet name, or "date")."""
         masks = {}
@@ -498,7 +552,8 @@ class ArchiveSearcher:
 
     def count_all_words(self, parsed: ParsedQuery, filters: dict[str, np.ndarray]) -> int:
         """How many articles match every word and required part of `parsed` under the filters."""
-        matched = self._match(parsed, filters, per_page=0)  # per_page 0: never relaxed
+        # per_page 0: never relaxed; timed as part of the caller's stage (the corrections), not as matching
+        matched = ArchiveSearcher._match.__wrapped__(self, parsed, filters, per_page=0, rank=False)
         return int(np.count_nonzero(matched.mask & _combined(filters, self.view.doc_count_all)))
 
     # -- related articles ----------------------------------------------------------------------------
@@ -525,7 +580,7 @@ class ArchiveSearcher:
         shared = np.zeros(n, dtype=np.int32)
         holders = {}
         for term in key_terms:
-            ids, found = self.view.evaluate(term_query(term))
+            ids, found = self._evaluate(term_query(term))
             scores[ids] += found
             shared[ids] += 1
             holders[term] = ids
@@ -541,7 +596,10 @@ class ArchiveSearcher:
 
     # -- corrections ---------------------------------------------------------------------------------
 
-    def suggest(self, parsed: ParsedQuery, filters: dict[str, np.ndarray]) -> tuple[Optional[str], int, bool]:
+    @timed("corrections")
+    def suggest(
+        self, parsed: ParsedQuery, filters: dict[str, np.ndarray], typed_all: Optional[int] = None
+    ) -> tuple[Optional[str], int, bool]:
         """(a corrected query text, how many articles it finds with every word, whether the correction is
         near-certain), or (None, 0, False).
 
@@ -591,7 +649,8 @@ class ArchiveSearcher:
             corrected = re.sub(rf"(?<!\w){re.escape(typed)}(?!\w)", better, corrected)
         if corrected == parsed.text:
             return None, 0, False
-        typed_all = self.count_all_words(parsed, filters)
+        if typed_all is None:  # how many the typed words find together (known when the search just matched them)
+            typed_all = self.count_all_words(parsed, filters)
         corrected_all = self.count_all_words(parse_query(corrected, parsed.keys), filters)
         if corrected_all >= 2 * typed_all + 1:
             return corrected, corrected_all, certain
@@ -610,11 +669,17 @@ class ArchiveSearcher:
         included, found by rapidfuzz over the whole vocabulary in C; the SUGGEST_CANDIDATES most frequent
         of each distance are weighed."""
         reader = self.searcher.reader()
-        vocabulary = self.view.view.vocabulary(self.view.leaves(), tuple(spell_fields))
+        by_length = self.view.view.vocabulary_by_length(self.view.leaves(), tuple(spell_fields))
         limit = 1 if len(word.plain) <= 5 else 2
-        close = process.extract(
-            word.plain, vocabulary, scorer=DamerauLevenshtein.distance, score_cutoff=limit, limit=None
-        )
+        close = []
+        for length in range(len(word.plain) - limit, len(word.plain) + limit + 1):  # farther lengths are farther
+            close += process.extract(
+                word.plain,
+                by_length.get(length, ()),
+                scorer=DamerauLevenshtein.distance,
+                score_cutoff=limit,
+                limit=None,
+            )
         for distance in range(1, limit + 1):
             candidates = [c for c, d, _ in close if d == distance]
             candidates.sort(key=lambda c: (-max(reader.frequency(f, c) for f in spell_fields), c))
@@ -648,7 +713,7 @@ class ArchiveSearcher:
 
     def _holders(self, word: Word) -> np.ndarray:
         """The articles holding a word (by the analyses of their own languages, or in their bylines)."""
-        return self.view.evaluate(word_query(word))[0]
+        return self._evaluate(word_query(word))[0]
 
     def _is_name(self, folded: str, holders: int) -> bool:
         """Whether the archive writes a (folded) word as a name in at least NAME_SHARE of the `holders`

@@ -25,6 +25,7 @@ from search.languages import DEFAULT_LANGUAGE
 from search.parse import analyse
 from search.query import ArchiveSearcher
 from search.request import SearchRequest
+from search.timing import timed
 
 from .db import make_engine, make_sessionmaker
 from .display import human_date
@@ -65,6 +66,7 @@ class Archive:
 
     # -- searchers -----------------------------------------------------------------------------------
 
+    @timed("searcher")
     def searcher(self) -> ArchiveSearcher:
         """This thread's searcher, reopened only when the index has changed since it was opened."""
         built = self.index.current_path() is not None
@@ -136,8 +138,8 @@ class Archive:
                     "byline": row["byline"],
                     "dateline": row["dateline"],
                     "places": row["places"],
-                    "snippet": best_snippet(fields, terms, key=key),
-                    "caption_match": caption_match(row["caption_list"], terms.get("caption"), key),
+                    "snippet": _snippet(fields, terms, key),
+                    "caption_match": _caption_match(row["caption_list"], terms.get("caption"), key),
                     "url": row["url"],
                     "score": round(score, 4),
                     "story_id": story,
@@ -230,6 +232,7 @@ class Archive:
             for i in wanted
         ]
 
+    @timed("sql")
     def _hit_rows(self, ids: list[int], full: bool = False) -> dict[int, dict]:
         """Rows of articles by id; `full` adds byline, dateline and places (hits and export)."""
         if not ids:
@@ -487,3 +490,13 @@ def article_record(article: Article, zone_name: str = "UTC") -> dict:
         "version": article.version,
         "version_time": article.version_time.isoformat(timespec="seconds") + "Z" if article.version_time else None,
     }
+
+
+@timed("snippets")
+def _snippet(fields: list[tuple[str, str]], terms: dict[str, set[str]], key: str) -> str:
+    return best_snippet(fields, terms, key=key)
+
+
+@timed("snippets")
+def _caption_match(captions: list, terms: Optional[set[str]], key: str):
+    return caption_match(captions, terms, key)

@@ -17,7 +17,6 @@ from html import unescape
 from pathlib import Path
 
 import click
-import waitress
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from tqdm import tqdm
@@ -35,8 +34,9 @@ from store.read import Archive
 from store.settings import Settings, SettingsError
 from store.stats import collect, searchable_count
 
-from . import create_app
 from .api import csv_lines
+from .server import default_workers
+from .server import serve as serve_app
 
 
 def _settings() -> Settings:
@@ -351,21 +351,28 @@ def search_command(query: tuple[str, ...], output: str, as_json: bool, **options
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=5000, show_default=True, type=click.IntRange(1, 65535), help="Port to listen on.")
-@click.option("--threads", default=8, show_default=True, type=click.IntRange(1, 64), help="Request threads.")
+@click.option(
+    "--workers",
+    default=None,
+    type=click.IntRange(1, 64),
+    help="Worker processes (default: one per core, %s here)." % default_workers(),
+)
+@click.option("--threads", default=4, show_default=True, type=click.IntRange(1, 64), help="Request threads per worker.")
 @click.option("--watch", is_flag=True, help="Also ingest the inbox and keep watching it, in a separate process.")
-def serve(host: str, port: int, threads: int, watch: bool) -> None:
-    """Serve the web app and JSON API on a production WSGI server (waitress); Ctrl-C stops it."""
+def serve(host: str, port: int, workers: int | None, threads: int, watch: bool) -> None:
+    """Serve the web app and JSON API on a production WSGI server (gunicorn); Ctrl-C stops it."""
     settings = _settings()
     _require_current(settings)
     watcher = None
     if watch:
         watcher = subprocess.Popen([sys.executable, "-m", "webapp.cli", "ingest", "--watch"])
-    app = create_app(settings)
-    click.echo(f"serving http://{host}:{port}/ (Ctrl-C to stop)", err=True)
+    workers = workers or default_workers()
+    click.echo(
+        f"serving http://{host}:{port}/ with {workers} worker process(es) of {threads} threads (Ctrl-C to stop)",
+        err=True,
+    )
     try:
-        waitress.serve(
-            app, host=host, port=port, threads=threads, ident="newsarchive", clear_untrusted_proxy_headers=True
-        )
+        serve_app(settings, host, port, workers, threads)
     finally:
         if watcher is not None:
             watcher.send_signal(signal.SIGINT)
