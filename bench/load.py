@@ -51,7 +51,7 @@ def main() -> int:
     before = json.loads(newsarchive(home / "archive", "stats", "--json").stdout)
 
     queries = [text for _, text in query_mix()]
-    server = Server(home / "archive")
+    server = Server(home / "archive", NEWSARCHIVE_SEARCH_ANSWERS=0)  # clients repeat queries: answers anew
     latencies: list[float] = []
     finished: list[float] = []  # when each of those requests finished
     failures: list[tuple[int, str]] = []

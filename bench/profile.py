@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+from search.query import AnswerCache
 from search.request import SearchRequest
 from search.timing import STAGES, recording
 from store.read import Archive
@@ -71,6 +72,22 @@ def profile(archive: Archive, mix: list[tuple[str, str]], rounds: int) -> list[d
     return records
 
 
+def next_pages(archive: Archive, mix: list[tuple[str, str]]) -> str:
+    """Page 2 of each query right after its page 1, with answers kept (the default): what paging costs."""
+    archive.searcher().answers = AnswerCache(entries=32)
+    first, second = [], []
+    for _, text in mix:
+        for page, times in ((1, first), (2, second)):
+            started = time.perf_counter()
+            archive.search(SearchRequest(q=text, page=page))
+            times.append((time.perf_counter() - started) * 1000)
+    return (
+        f"Paging with answers kept (NEWSARCHIVE_SEARCH_ANSWERS, default 32), {len(mix)} queries: page 1 p50 / p95 "
+        f"{percentile(first, 50):.1f} / {percentile(first, 95):.1f} ms, then page 2 "
+        f"{percentile(second, 50):.1f} / {percentile(second, 95):.1f} ms."
+    )
+
+
 def table(records: list[dict]) -> str:
     groups = [(kind, [r for r in records if r["kind"] == kind]) for kind in KINDS]
     groups.append(("relaxed (any kind)", [r for r in records if r["match"] == "most"]))
@@ -106,14 +123,17 @@ def main() -> int:
         home = Path(args.home)
     else:
         home = built_archive(args.articles, ROOT / "bench" / "out" / "profile" / str(args.articles))
-    settings = Settings.from_env(archive_env(home))
+    # Every query is asked several times: answers kept for next pages would make the later rounds free.
+    settings = Settings.from_env(archive_env(home, NEWSARCHIVE_SEARCH_ANSWERS=0))
     archive = Archive(settings)
     try:
         stats = archive.searcher().view.doc_count_all
-        records = profile(archive, query_mix(args.queries), args.rounds)
+        mix = query_mix(args.queries)
+        records = profile(archive, mix, args.rounds)
+        paging = next_pages(archive, mix)
     finally:
         archive.close()
-    body = table(records)
+    body = table(records) + "\n\n" + paging
     print(body)
     update_benchmarks(
         f"profile-{args.articles}-{args.label}",

@@ -34,15 +34,23 @@ class FacetArrays:
     # The same pairs grouped by document: doc_values[doc_start[d]:doc_start[d + 1]] are document d's values.
     doc_start: Optional[np.ndarray] = None
     doc_values: Optional[np.ndarray] = None
+    # When no document carries two values (source, year, language): each document's value, or -1.
+    single: Optional[np.ndarray] = None
 
     def index_by_document(self, doc_count: int) -> None:
         order = np.argsort(self.docs, kind="stable")
         self.doc_values = self.value_of[order]
         counts = np.bincount(self.docs, minlength=doc_count) if self.docs.size else np.zeros(doc_count, np.int64)
         self.doc_start = np.concatenate([[0], np.cumsum(counts)])
+        if not counts.size or counts.max() <= 1:
+            self.single = np.full(doc_count, -1, dtype=np.int64)
+            self.single[self.docs] = self.value_of
 
-    def counts(self, matched: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def counts(self, matched: np.ndarray, doc_count: int) -> np.ndarray:
         """How many matched documents carry each value, walking whichever side is shorter."""
+        if self.single is not None:
+            codes = self.single[matched]
+            return np.bincount(codes[codes >= 0], minlength=len(self.values))
         if self.doc_start is not None and matched.size * 4 < self.docs.size:
             starts = self.doc_start[matched]
             lengths = self.doc_start[matched + 1] - starts
@@ -51,6 +59,8 @@ class FacetArrays:
                 return np.zeros(len(self.values), dtype=np.int64)
             offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
             return np.bincount(self.doc_values[offsets], minlength=len(self.values))
+        mask = np.zeros(doc_count, dtype=bool)
+        mask[matched] = True
         return np.bincount(self.value_of[mask[self.docs]], minlength=len(self.values))
 
     def mask_of(self, values: list[str], doc_count: int) -> np.ndarray:
@@ -417,9 +427,7 @@ class BoundView:
         fa = self.view.facets[facet]
         if size == 0 or not fa.values or not matched.size:
             return []
-        mask = np.zeros(self.view.doc_count_all, dtype=bool)
-        mask[matched] = True
-        counts = fa.counts(matched, mask)
+        counts = fa.counts(matched, self.view.doc_count_all)
         if prefix:
             wanted = fold(prefix.casefold())
             keep = np.fromiter(
@@ -433,7 +441,13 @@ class BoundView:
         """The stories with the most matched versions (two or more), largest first."""
         if size == 0 or not matched.size:
             return []
-        stories, counts = np.unique(self.view.story_num[matched], return_counts=True)
+        numbers = self.view.story_num[matched]
+        if numbers.size and int(numbers.max()) <= 4 * self.view.doc_count_all + 1024:
+            per_story = np.bincount(numbers)  # story numbers are article ids, about as many as documents
+            stories = np.flatnonzero(per_story > 1)
+            counts = per_story[stories]
+        else:
+            stories, counts = np.unique(numbers, return_counts=True)
         keep = counts > 1
         if prefix:
             keep &= np.array([str(v).startswith(prefix) for v in stories.tolist()], dtype=bool)
@@ -454,10 +468,10 @@ class BoundView:
             order = np.lexsort((matched, key))
         return order
 
-    def collapse(self, matched: np.ndarray, key: np.ndarray, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def collapse(self, matched: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """One hit per story: the best version of each (lowest `key`, then lowest document number, as
-        `top` orders). Returns (positions in `matched` of the first `stop` kept hits in order, how many
-        matched documents each one's story has, the positions of every kept hit in no particular order).
+        `top` orders). Returns (the positions in `matched` of the kept hits, in no particular order; how
+        many matched documents each one's story has).
 
         Only documents whose story has other versions in the index are grouped (sorted by story); the
         rest stand alone, so no order of every match is made."""
@@ -467,12 +481,8 @@ class BoundView:
         by_story = grouped[np.lexsort((matched[grouped], key[grouped], stories))]
         sorted_stories = self.view.story_num[matched[by_story]]
         first = np.flatnonzero(np.r_[True, sorted_stories[1:] != sorted_stories[:-1]]) if by_story.size else by_story
-        best = by_story[first]
         sizes = np.diff(np.r_[first, by_story.size])
-        kept = np.concatenate([alone, best])
-        versions = np.concatenate([np.ones(alone.size, dtype=np.int64), sizes])
-        order = self.top(matched[kept], key[kept], stop)
-        return kept[order], versions[order], kept
+        return np.concatenate([alone, by_story[first]]), np.concatenate([np.ones(alone.size, np.int64), sizes])
 
     def may_collapse(self, matched: np.ndarray) -> bool:
         """Whether any matched document has another version in the index."""

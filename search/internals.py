@@ -24,8 +24,10 @@ run format, and Whoosh's merge takes over, as before.
 
 from __future__ import annotations
 
+import threading
 import zlib
 from array import array
+from collections import OrderedDict
 from pickle import loads
 from struct import Struct
 from typing import Optional
@@ -92,14 +94,13 @@ def posting_values(reader, fieldname: str, text, docs: list[int]) -> Optional[di
     if not isinstance(matcher, W3LeafMatcher) or matcher._byteids or matcher._fixedsize not in (None, -1):
         return None
     m = matcher
+    segment = reader.segment() if hasattr(reader, "segment") else None
+    block_key = (segment.segment_id(), fieldname, text) if segment is not None else None
     out: dict[int, bytes] = {}
     i = 0
     while not m._atend and i < len(docs):
         if docs[i] <= m._maxid:
-            raw = m._postfile.get(m._dataoffset, m._nextoffset - m._dataoffset)
-            data = loads(zlib.decompress(raw) if m._compression else raw)
-            ids = np.cumsum(np.asarray(data[0], dtype=np.int64))
-            values = data[2]
+            ids, values = _decoded_block(m, block_key)
             stop = i
             while stop < len(docs) and docs[stop] <= m._maxid:
                 stop += 1
@@ -113,6 +114,47 @@ def posting_values(reader, fieldname: str, text, docs: list[int]) -> Optional[di
             break
         m._goto(m._nextoffset)
     return out
+
+
+class _BlockCache:
+    """Decoded posting blocks (document numbers and stored values) of segments, least recently used first
+    out: a phrase check reads the positions of common words in the same blocks query after query. A
+    segment's files never change, so a block is named by its segment, field, term and offset."""
+
+    def __init__(self, max_blocks: int) -> None:
+        self.max_blocks = max_blocks
+        self._blocks: OrderedDict[tuple, tuple[np.ndarray, list]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> Optional[tuple[np.ndarray, list]]:
+        with self._lock:
+            found = self._blocks.get(key)
+            if found is not None:
+                self._blocks.move_to_end(key)
+            return found
+
+    def put(self, key: tuple, block: tuple[np.ndarray, list]) -> None:
+        with self._lock:
+            self._blocks[key] = block
+            while len(self._blocks) > self.max_blocks:
+                self._blocks.popitem(last=False)
+
+
+# About 5 KB a block of 128 positions postings: 4,096 blocks are some 20 MB.
+BLOCKS = _BlockCache(4096)
+
+
+def _decoded_block(m, block_key: Optional[tuple]) -> tuple[np.ndarray, list]:
+    """(document numbers, values) of the block the leaf matcher `m` stands on, decoded once."""
+    key = (*block_key, m._dataoffset) if block_key is not None else None
+    found = BLOCKS.get(key) if key is not None else None
+    if found is None:
+        raw = m._postfile.get(m._dataoffset, m._nextoffset - m._dataoffset)
+        data = loads(zlib.decompress(raw) if m._compression else raw)
+        found = (np.cumsum(np.asarray(data[0], dtype=np.int64)), data[2])
+        if key is not None:
+            BLOCKS.put(key, found)
+    return found
 
 
 def numeric_column(reader, name: str, count: int, dtype: str, default: int) -> Optional[np.ndarray]:

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator, Optional
@@ -133,6 +134,64 @@ class _Matched:
     all_words: Optional[int] = None  # how many articles match every bare word under the filters, when known
 
 
+@dataclass
+class _Answer:
+    """What every page of one request shares: its hits in ascending document order with their order key and
+    scores, one hit per story when collapsed (`kept`, with each story's matching versions), and the page-less
+    Found (totals, facets, histogram, match, suggestion)."""
+
+    ids: np.ndarray
+    key: np.ndarray  # ascending: the request's order
+    scores: np.ndarray  # of ids
+    kept: Optional[np.ndarray]  # positions in ids of the best version of each story (collapsed), or None
+    versions: Optional[np.ndarray]  # for each kept position, how many matching versions its story has
+    found: Found
+
+    def first(self, view: BoundView, stop: int) -> tuple[np.ndarray, np.ndarray]:
+        """(positions in ids of the first `stop` hits in order, each one's matching versions)."""
+        if self.kept is None:
+            order = view.top(self.ids, self.key, stop)
+            return order, np.ones(order.size, dtype=np.int64)
+        at = view.top(self.ids[self.kept], self.key[self.kept], stop)
+        return self.kept[at], self.versions[at]
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (self.ids, self.key, self.scores, self.kept, self.versions)
+        return sum(a.nbytes for a in arrays if a is not None)
+
+
+class AnswerCache:
+    """The answers of recent requests (see ArchiveSearcher.answer), least recently used first out, within a
+    number of entries and a byte budget; shared by a server's threads."""
+
+    def __init__(self, entries: int = 32, max_bytes: int = 256 * 1024 * 1024) -> None:
+        self.entries = entries
+        self.max_bytes = max_bytes
+        self._answers: OrderedDict[tuple, _Answer] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> Optional[_Answer]:
+        with self._lock:
+            found = self._answers.get(key)
+            if found is not None:
+                self._answers.move_to_end(key)
+            return found
+
+    def put(self, key: tuple, answer: _Answer) -> None:
+        if not self.entries or answer.nbytes * 4 > self.max_bytes:
+            return
+        with self._lock:
+            if key in self._answers:
+                return
+            self._answers[key] = answer
+            self._bytes += answer.nbytes
+            while len(self._answers) > self.entries or self._bytes > self.max_bytes:
+                _, old = self._answers.popitem(last=False)
+                self._bytes -= old.nbytes
+
+
 class ArchiveSearcher:
     """One Whoosh searcher with its segment arrays and engine (NumPy, or plain Whoosh on untested versions)."""
 
@@ -142,9 +201,12 @@ class ArchiveSearcher:
         cache: SegmentCache,
         engine: str = "auto",
         texts: Optional[Callable[[list[str]], list[tuple[str, Optional[str]]]]] = None,
+        answers: Optional[AnswerCache] = None,
     ) -> None:
         """`texts` gives the text (headline, body, captions) and language of articles by id, for relevance
-        feedback; without it relaxed answers are ranked by BM25F alone."""
+        feedback; without it relaxed answers are ranked by BM25F alone. `answers` is shared by the searchers
+        of one archive (all with the same engine and `texts`); without it this searcher keeps its own."""
+        self.answers = answers if answers is not None else AnswerCache(entries=8)
         self.searcher = searcher
         self.schema = searcher.schema
         self.view: BoundView = cache.view(searcher, engine)
@@ -206,52 +268,59 @@ class ArchiveSearcher:
     # -- the answer ----------------------------------------------------------------------------------
 
     def search(self, request: SearchRequest) -> Found:
-        with self._request():
-            parsed = self.parse(request.q, request)
-            filters = self._filter_masks(request)
-            matched = self._match(parsed, filters, request.per_page)
-            if matched.match == MATCH_MOST and self.texts is not None and FEEDBACK_DOCS:
-                self._feedback(parsed, matched, filters)
-            found = self._found(parsed, matched, filters, request)
-            if self.legacy:
-                found.notices.append(LEGACY_NOTICE)
-            if parsed.is_empty or matched.match == MATCH_URL:
-                return found
-            if found.total >= request.per_page and matched.match != MATCH_MOST:
-                return found  # every word found a page: a relaxed answer, though, may hide a misspelt word
-            suggestion, suggested_total, certain = self.suggest(parsed, filters, matched.all_words)
-            if suggestion is None:
-                return found
-            if found.total == 0 and suggested_total > 0 and request.correct and certain:
-                corrected = self.parse(suggestion, request)
-                again = self._found(corrected, self._match(corrected, filters, request.per_page), filters, request)
-                return replace(again, suggestion=suggestion, corrected=True, notices=found.notices)
-            return replace(found, suggestion=suggestion)
+        """One page of the answer to `request`; the pages of one request share one answer (AnswerCache)."""
+        return self._page(self.answer(request), request)
 
-    def _found(
+    def answer(self, request: SearchRequest) -> "_Answer":
+        """Every page's share of the answer to `request`: computed once, then kept for its other pages
+        and for exports (keyed by the index's segments: an ingest makes new keys)."""
+        key = (tuple(self.view.view.segment_keys), self.view.engine.name, self.texts is not None, request.cache_key())
+        found = self.answers.get(key)
+        if found is None:
+            with self._request():
+                found = self._answer(request)
+            self.answers.put(key, found)
+        return found
+
+    def _answer(self, request: SearchRequest) -> "_Answer":
+        parsed = self.parse(request.q, request)
+        filters = self._filter_masks(request)
+        matched = self._match(parsed, filters, request.per_page)
+        if matched.match == MATCH_MOST and self.texts is not None and FEEDBACK_DOCS:
+            self._feedback(parsed, matched, filters)
+        answer = self._counted(parsed, matched, filters, request)
+        found = answer.found
+        if self.legacy:
+            found.notices.append(LEGACY_NOTICE)
+        if parsed.is_empty or matched.match == MATCH_URL:
+            return answer
+        if found.total >= request.per_page and matched.match != MATCH_MOST:
+            return answer  # every word found a page: a relaxed answer, though, may hide a misspelt word
+        suggestion, suggested_total, certain = self.suggest(parsed, filters, matched.all_words)
+        if suggestion is None:
+            return answer
+        if found.total == 0 and suggested_total > 0 and request.correct and certain:
+            corrected = self.parse(suggestion, request)
+            again = self._counted(corrected, self._match(corrected, filters, request.per_page), filters, request)
+            again.found = replace(again.found, suggestion=suggestion, corrected=True, notices=found.notices)
+            return again
+        answer.found = replace(found, suggestion=suggestion)
+        return answer
+
+    def _counted(
         self, parsed: ParsedQuery, matched: _Matched, filters: dict[str, np.ndarray], request: SearchRequest
-    ) -> Found:
-        final = matched.mask & _combined(filters, self.view.doc_count_all)
-        ids = np.flatnonzero(final)
-        start = (request.page - 1) * request.per_page
-        stop = start + request.per_page
-        versions: Optional[np.ndarray] = None
-        total = int(ids.size)
+    ) -> "_Answer":
+        """The hits of `matched` under the filters with their order, one per story when collapsing, and
+        their totals, facet counts and histogram (no page yet)."""
+        ids = np.flatnonzero(matched.mask & _combined(filters, self.view.doc_count_all))
+        with stage("order"):
+            key = self._order_key(ids, matched, request)
+        kept = versions = None
         shown = ids  # the hits the histogram counts: one per story when collapsed
         if request.collapse and self.view.may_collapse(ids):
             with stage("collapse"):
-                kept, counts, every_kept = self.view.collapse(ids, self._order_key(ids, matched, request), stop)
-            total = int(every_kept.size)
-            shown = ids[every_kept]
-            order, versions = kept[start:stop], counts[start:stop]
-        elif start >= ids.size:
-            order = np.empty(0, dtype=np.int64)
-        else:
-            with stage("order"):
-                order = self.view.top(ids, self._order_key(ids, matched, request), stop)[start:stop]
-        page = [(self.view.doc_id(int(ids[i])), float(matched.scores[ids[i]])) for i in order]
-        stories = [self.view.story_of(int(ids[i])) for i in order]
-        counts_shown = [int(v) for v in versions] if versions is not None else [1] * len(page)
+                kept, versions = self.view.collapse(ids, key)
+            shown = ids[kept]
         with stage("facets"):
             facets = {}
             for facet in FACETS:
@@ -264,39 +333,41 @@ class ArchiveSearcher:
                 facets[facet] = self.view.facet_counts(facet, counted, request.facet_size)
         with stage("histogram"):
             histogram = date_histogram(self.view.view.day[shown], request.interval)
-        return Found(
-            total=total,
+        found = Found(
+            total=int(shown.size),
             articles=int(ids.size),
-            stories=stories,
-            versions=counts_shown,
-            page=page,
+            page=[],
             facets=facets,
             terms=parsed.terms_by_field(),
             match=matched.match,
             notices=list(parsed.notices),
             histogram=histogram,
         )
+        return _Answer(ids, key, matched.scores[ids], kept, versions, found)
+
+    def _page(self, answer: "_Answer", request: SearchRequest) -> Found:
+        """The request's page of an answer: hits in order, with their stories and version counts."""
+        start = (request.page - 1) * request.per_page
+        order, versions = answer.first(self.view, start + request.per_page)
+        order, versions = order[start:], versions[start:]
+        ids = answer.ids
+        return replace(
+            answer.found,
+            page=[(self.view.doc_id(int(ids[i])), float(answer.scores[i])) for i in order],
+            stories=[self.view.story_of(int(ids[i])) for i in order],
+            versions=[int(v) for v in versions],
+            facets={k: [dict(v) for v in values] for k, values in answer.found.facets.items()},
+            notices=list(answer.found.notices),
+        )
 
     def ordered(self, request: SearchRequest, limit: int) -> tuple[int, list[str], dict[str, set[str]]]:
         """(total, the ids of the first `limit` hits in the order the request's pages show them, the query
         terms by field for snippets): every page at once, for export. Matched as `search` matches (relaxed
         by the request's page size, corrected when the typed query finds nothing)."""
-        with self._request():
-            first = self.search(replace(request, page=1, facet_size=0))
-            parsed = self.parse(first.suggestion if first.corrected and first.suggestion else request.q, request)
-            filters = self._filter_masks(request)
-            matched = self._match(parsed, filters, request.per_page)
-            if matched.match == MATCH_MOST and self.texts is not None and FEEDBACK_DOCS:
-                self._feedback(parsed, matched, filters)
-            ids = np.flatnonzero(matched.mask & _combined(filters, self.view.doc_count_all))
-            total = int(ids.size)
-            key = self._order_key(ids, matched, request)
-            if request.collapse and self.view.may_collapse(ids):
-                order, _, every_kept = self.view.collapse(ids, key, limit)
-                total = int(every_kept.size)
-            else:
-                order = self.view.top(ids, key, limit)
-            return total, [self.view.doc_id(int(ids[i])) for i in order[:limit]], parsed.terms_by_field()
+        answer = self.answer(request)
+        order, _ = answer.first(self.view, limit)
+        ids = [self.view.doc_id(int(answer.ids[i])) for i in order]
+        return answer.found.total, ids, answer.found.terms
 
     def _order_key(self, ids: np.ndarray, matched: _Matched, request: SearchRequest) -> np.ndarray:
         """The ascending sort key of the hits `ids` in the request's order (ties: by document number)."""

@@ -44,6 +44,23 @@ class SearchRequest:
     after: Optional[int] = None  # only articles stored after the article with this id (saved-search alerts)
     interval: str = "auto"  # the date histogram's bars: chosen from the span of the hits, or year/month/day
 
+    def cache_key(self) -> tuple:
+        """Everything of this request but its page, as a hashable key: requests equal here share an answer."""
+        return (
+            self.q,
+            tuple(sorted((k, tuple(v)) for k, v in self.filters.items() if v)),
+            tuple(sorted((k, tuple(v)) for k, v in self.exclude.items() if v)),
+            self.date_from,
+            self.date_to,
+            self.sort,
+            self.per_page,
+            self.facet_size,
+            self.correct,
+            self.collapse,
+            self.after,
+            self.interval,
+        )
+
     def params(self, **changes) -> list[tuple[str, str]]:
         """This request as query parameters, with `changes` applied (for links: next page, facet clicks)."""
         values = {

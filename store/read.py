@@ -23,7 +23,7 @@ from search.highlight import best_snippet, find_matches, snippet
 from search.index import ArchiveIndex, IndexMissing, empty_index
 from search.languages import DEFAULT_LANGUAGE
 from search.parse import analyse
-from search.query import ArchiveSearcher
+from search.query import AnswerCache, ArchiveSearcher
 from search.request import SearchRequest
 from search.timing import timed
 
@@ -50,6 +50,7 @@ class Archive:
         self.sessions = make_sessionmaker(self.engine)
         self.index = ArchiveIndex(settings.index_dir)
         self.cache = SegmentCache(postings_cache_bytes=settings.search_cache_mb * 1024 * 1024)
+        self.answers = AnswerCache(entries=settings.search_answers)
         self._local = threading.local()
         self._searchers: list = []
         self._lock = threading.Lock()
@@ -86,7 +87,9 @@ class Archive:
         whoosh_searcher = (self.index.open(older=True) if built else empty_index()).searcher()
         with self._lock:
             self._searchers.append(whoosh_searcher)
-        archive_searcher = ArchiveSearcher(whoosh_searcher, self.cache, self.settings.search_engine, self._texts)
+        archive_searcher = ArchiveSearcher(
+            whoosh_searcher, self.cache, self.settings.search_engine, self._texts, self.answers
+        )
         self._local.state = (generation, archive_searcher, whoosh_searcher)
         return archive_searcher
 
@@ -172,11 +175,16 @@ class Archive:
         """The story facet's values (story ids) labelled with the headline of each story's first article."""
         stories = facets.get("story")
         if stories:
-            rows = self._hit_rows([int(item["value"]) for item in stories])
+            headlines = self._headlines([int(item["value"]) for item in stories])
             for item in stories:
-                row = rows.get(int(item["value"]))
-                item["label"] = row["headline"] if row else item["value"]
+                item["label"] = headlines.get(int(item["value"]), item["value"])
         return facets
+
+    @timed("sql")
+    def _headlines(self, ids: list[int]) -> dict[int, str]:
+        with self.engine.connect() as connection:
+            rows = connection.execute(select(Article.id, Article.headline).where(Article.id.in_(ids)))
+            return {r.id: r.headline for r in rows}
 
     def export(
         self, request: SearchRequest, text: str = "snippet", limit: Optional[int] = None

@@ -153,6 +153,14 @@ TABLE: tuple[Setting, ...] = (
     Setting("settle_ms", "int", 2000, "a file must be unchanged this long before `--watch` reads it", minimum=0),
     Setting("ingest_batch_articles", "int", 500, "articles per SQL insert batch", minimum=1),
     Setting("ingest_workers", "int", 0, "parser processes for big files; 0 means one per CPU", minimum=0),
+    Setting(
+        "ingest_nice",
+        "int",
+        10,
+        "how much lower than the server's the CPU priority of `newsarchive ingest` (and its parser and index "
+        "processes) is: searches keep answering while a big file is read; 0 leaves it as started",
+        minimum=0,
+    ),
     Setting("index_procs", "int", 2, "Whoosh writer processes for large index batches", minimum=1),
     Setting(
         "index_memory_mb",
@@ -163,7 +171,21 @@ TABLE: tuple[Setting, ...] = (
         minimum=16,
     ),
     Setting("sqlite_busy_timeout_ms", "int", 30_000, "how long SQLite waits for a lock", minimum=0),
-    Setting("search_cache_mb", "int", 128, "decoded posting lists the server keeps between queries", minimum=0),
+    Setting(
+        "search_cache_mb",
+        "int",
+        128,
+        "decoded posting lists the server keeps between queries, and as much again of scored words (per worker)",
+        minimum=0,
+    ),
+    Setting(
+        "search_answers",
+        "int",
+        32,
+        "answers kept for their next pages and exports (per worker; keyed by the index's state, so an ingest "
+        "makes them new; 0 keeps none)",
+        minimum=0,
+    ),
     Setting(
         "secret_key",
         "str",
@@ -213,10 +235,12 @@ class Settings:
     settle_ms: int
     ingest_batch_articles: int
     ingest_workers: int  # parser processes; 0 means one per CPU
+    ingest_nice: int  # added to the ingester's niceness (os.nice)
     index_procs: int
     index_memory_mb: int
     sqlite_busy_timeout_ms: int
     search_cache_mb: int
+    search_answers: int
     secret_key: Optional[str]
     export_max_rows: int
     search_engine: str  # auto, numpy or whoosh (search/engine.py)

@@ -104,6 +104,9 @@ def make_settings(home: Path, database_url: Optional[str], **overrides) -> Setti
 
 def cli_env(settings: Settings, **extra: str) -> dict[str, str]:
     """The environment that points the `newsarchive` command at this test's archive."""
+    # Ingest at the test's own priority: a CliRunner ingest runs in the test process itself, and a lowered
+    # one would slow the suite's ingest subprocesses beside the other worker (tests/test_cli.py checks it).
+    extra.setdefault("NEWSARCHIVE_INGEST_NICE", "0")
     return dict(
         os.environ, NEWSARCHIVE_HOME=str(settings.home), NEWSARCHIVE_DATABASE_URL=settings.database_url, **extra
     )

@@ -1,6 +1,8 @@
 """The `newsarchive` command line, run in-process with click's runner against a real archive."""
 
 import json
+import subprocess
+import sys
 
 from click.testing import CliRunner
 from sqlalchemy import inspect, text
@@ -11,7 +13,7 @@ from search.index import VERSION_FILE, ArchiveIndex
 from store.db import make_engine
 from webapp.cli import cli, file_line
 
-from .conftest import SEED_FILE, cli_env, make_settings
+from .conftest import ROOT, SEED_FILE, cli_env, make_settings
 
 
 def run(settings, *args):
@@ -183,3 +185,22 @@ def test_the_watch_log_line_says_what_became_of_each_file(tmp_path):
     assert lines[0].endswith("wire.jsonl (1 new article(s), 0 already stored, 1 bad record(s) skipped)")
     assert lines[1].startswith("duplicate: ") and "the same bytes were ingested before" in lines[1]
     assert lines[2].endswith("(1 new article(s), 0 already stored)")
+
+
+def test_ingest_runs_at_a_lower_cpu_priority_than_the_server(settings):
+    """`newsarchive ingest` lowers its own priority by NEWSARCHIVE_INGEST_NICE (its workers inherit it), so
+    searches keep the CPU while a big file is read: the priority is read back in a real process."""
+    probe = (
+        "import os; from store.settings import Settings; from webapp.cli import _lower_priority; "
+        "before = os.nice(0); _lower_priority(Settings.from_env()); print(os.nice(0) - before)"
+    )
+    for nice, expected in (("7", "7"), ("0", "0")):
+        done = subprocess.run(
+            [sys.executable, "-c", probe],
+            env=cli_env(settings, NEWSARCHIVE_INGEST_NICE=nice),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert done.stdout.strip() == expected
