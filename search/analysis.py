@@ -186,6 +186,15 @@ def tokens(text: str, bigrams: bool = True) -> list[str]:
     return [word for word, _, _ in words(text)]
 
 
+def word_counts(text: str, bigrams: bool = True) -> Counter:
+    """How often each word of `text` (lower-cased, as `tokens` cuts them) occurs, in order of first
+    occurrence. ASCII text is lower-cased whole and counted in C: the same words, its letters having no
+    case that changes their length or kind."""
+    if text.isascii():
+        return Counter(_WORDS.findall(text.lower()))
+    return Counter(word.lower() for word in tokens(text, bigrams))
+
+
 def words(text: str, bigrams: bool = True) -> Iterator[tuple[str, int, int]]:
     """(word, start, end) of each word of `text` in order; a run of Han, kana or Hangul inside a word
     gives its overlapping pairs of characters instead (one character alone stays itself)."""

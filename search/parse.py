@@ -33,7 +33,7 @@ from typing import Optional, Union
 
 from whoosh import query
 
-from .analysis import tokens
+from .analysis import tokens, word_counts
 from .analysis import words as split_words
 from .languages import DEFAULT_LANGUAGE, LEGACY, analysis, fold, term_function
 from .schema import DEFAULT_FIELDS, NAME_FIELDS, normalise_url
@@ -190,7 +190,7 @@ def term_counts(text: str, key: str = DEFAULT_LANGUAGE) -> Counter:
     occurrence), each distinct word analysed once."""
     term = term_function(key)
     counts: Counter = Counter()
-    for word, count in Counter(w.lower() for w in tokens(text, analysis(key).bigrams)).items():
+    for word, count in word_counts(text, analysis(key).bigrams).items():
         found = term(word)
         if found is not None:
             counts[found] += count

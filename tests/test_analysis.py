@@ -1,12 +1,16 @@
 """The one-pass analyzer yields exactly what Whoosh's own analyzer chains yield."""
 
 import pickle
+from collections import Counter
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from whoosh.analysis import StandardAnalyzer, StemmingAnalyzer
 from whoosh.formats import Positions
 
-from search.analysis import FastPositions, NewsAnalyzer
+from search.analysis import FastPositions, NewsAnalyzer, word_counts
+from search.analysis import tokens as split_tokens
 
 TEXTS = [
     "The Islamic State group has acknowledged for the first time that its fighters have been defeated.",
@@ -65,3 +69,12 @@ def test_indexed_postings_are_the_same_as_whoosh_positions(text):
         ours = sorted(FastPositions(field_boost=3.0).word_values(text, analyzer))
         theirs = sorted(Positions(field_boost=3.0).word_values(text, reference))
         assert ours == theirs
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F)) | st.text())
+def test_word_counts_are_the_lower_cased_tokens_counted_in_order(text):
+    """Relevance feedback counts an article's words in one C pass when the text is ASCII: the same words, the
+    same counts, in the same order as lower-casing each token."""
+    expected = Counter(word.lower() for word in split_tokens(text))
+    found = word_counts(text)
+    assert found == expected and list(found) == list(expected)
