@@ -158,11 +158,8 @@ def api_latencies(server: Server, queries: list[str], rounds: int) -> tuple[list
     return times, totals, cold
 
 
-def concurrent(
-    server: Server, queries: list[str], clients: int, seconds: float, ingest: Optional[subprocess.Popen] = None
-) -> tuple[float, float, int]:
-    """(requests/s, p95 ms, errors) of `clients` keep-alive clients searching for `seconds`, or, given a
-    running `ingest`, until it ends (at least `seconds`)."""
+def concurrent(server: Server, queries: list[str], clients: int, seconds: float) -> tuple[float, float, int]:
+    """(requests/s, p95 ms, errors) of `clients` keep-alive clients searching for `seconds`."""
     latencies: list[float] = []
     errors = 0
     lock = threading.Lock()
@@ -186,8 +183,6 @@ def concurrent(
     for t in threads:
         t.start()
     time.sleep(seconds)
-    if ingest is not None:
-        ingest.wait()
     stop.set()
     for t in threads:
         t.join()
@@ -206,7 +201,11 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20, help="length of the concurrency run")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "speed"))
-    parser.add_argument("--skip-raw", action="store_true")
+    parser.add_argument(
+        "--archive",
+        help="measure search on a copy of this archive of the same articles (from an earlier run's "
+        "bench/out/speed/N/archive) instead of building one: the ingest rows are then left out",
+    )
     args = parser.parse_args()
     require_corpus()
     workdir = Path(args.out) / str(args.articles)
@@ -223,6 +222,35 @@ def main() -> int:
     raw_text_bytes = sum(len((r.get("title") or "").encode()) + len((r.get("body") or "").encode()) for r in records)
     print(f"{len(records):,} Reuters articles, {raw_text_bytes / 1e6:.0f} MB of headline and body text", flush=True)
 
+    home = workdir / "archive"
+    if args.archive:
+        shutil.copytree(args.archive, home, symlinks=True)  # the index's `current` link stays a link
+        ingest_rows = None
+    else:
+        ingest_rows = measure_ingest(records, lines, feed, workdir, home)
+        if ingest_rows is None:
+            return 1
+    stats = json.loads(newsarchive(home, "stats", "--json").stdout)
+    search_rows = measure_search(args, records, home)
+    rows = (ingest_rows or []) + search_rows(stats, raw_text_bytes)
+    table = "\n".join(f"| {k} | {v} |" for k, v in rows)
+    update_benchmarks(
+        f"speed-{args.articles}",
+        f"""## Speed at {args.articles:,} articles
+
+`python -m bench.speed --articles {args.articles}{" --archive ..." if args.archive else ""}` (run by `make bench`), {today()}, {machine()}. SQLite store.
+
+| measure | value |
+| --- | --- |
+{table}
+""",
+    )
+    print(table)
+    return 0
+
+
+def measure_ingest(records: list[dict], lines: list, feed: Path, workdir: Path, home: Path) -> Optional[list]:
+    """The ingest rows of the table: `newsarchive ingest` of the feed into `home` beside the raw writer."""
     print("raw Whoosh writer ...", flush=True)
     raw_rate, raw_seconds = raw_whoosh_rate(records, workdir)
     print(f"  {raw_rate:.0f} articles/s ({raw_seconds:.1f} s)", flush=True)
@@ -232,21 +260,68 @@ def main() -> int:
     raw_same_rate, raw_same_seconds = raw_whoosh_rate(records, workdir, limitmb=our_memory)
     print(f"  {raw_same_rate:.0f} articles/s ({raw_same_seconds:.1f} s)", flush=True)
     print("newsarchive ingest ...", flush=True)
-    home = workdir / "archive"
     summary, e2e_seconds, ingest_peak, ingest_half_peak = end_to_end_rate(feed, home)
     if summary["ingested"] + summary["duplicates"] + summary["failed"] != len(lines) or summary["ingested"] < 0.9 * len(
         lines
     ):
         print("ingestion did not take the feed:", json.dumps({k: v for k, v in summary.items() if k != "files"}))
-        return 1
+        return None
     e2e_rate = summary["ingested"] / e2e_seconds
     print(
         f"  {e2e_rate:.0f} articles/s ({e2e_seconds:.1f} s): {summary['ingested']:,} ingested, "
         f"{summary['duplicates']:,} duplicates, {summary['failed']:,} bad lines",
         flush=True,
     )
-    stats = json.loads(newsarchive(home, "stats", "--json").stdout)
+    return [
+        (
+            "end-to-end `newsarchive ingest`",
+            f"{e2e_rate:.0f} articles/s ({summary['ingested']:,} articles in {e2e_seconds:.1f} s, process start to exit)",
+        ),
+        ("raw Whoosh writer (plain schema, procs=2, multisegment)", f"{raw_rate:.0f} articles/s ({raw_seconds:.1f} s)"),
+        ("**ingest ratio** (target >= 0.75)", f"**{e2e_rate / raw_rate:.2f}**"),
+        (
+            f"raw Whoosh writer given our memory budget (limitmb={our_memory} per process)",
+            f"{raw_same_rate:.0f} articles/s ({raw_same_seconds:.1f} s); ratio {e2e_rate / raw_same_rate:.2f}",
+        ),
+        (
+            "ingester peak memory (PSS of the process and its workers, sampled every 0.2 s): whole run / first half",
+            f"{ingest_peak / 1e6:.0f} MB / {ingest_half_peak / 1e6:.0f} MB",
+        ),
+    ]
 
+
+def articles_in(home: Path) -> int:
+    return json.loads(newsarchive(home, "stats", "--json").stdout)["articles"]
+
+
+def while_ingesting(server: Server, queries: list[str], clients: int, seconds: float, home: Path) -> str:
+    """The clients for `seconds` while `newsarchive ingest` adds the BBC corpus (at its default priority),
+    then the ingest left to finish alone: the table's cell."""
+    before = articles_in(home)
+    adding = subprocess.Popen(
+        [sys.executable, "-m", "webapp.cli", "ingest", str(BBC)],
+        env=archive_env(home),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    rps, p95, errors = concurrent(server, queries, clients, seconds)
+    running = adding.poll() is None
+    during = articles_in(home) - before
+    started = time.perf_counter()
+    adding.wait()
+    if adding.returncode != 0:
+        raise RuntimeError("the ingest during the run failed: " + adding.stderr.read().decode(errors="replace")[-2000:])
+    rest = time.perf_counter() - started
+    return (
+        f"{rps:.0f} requests/s, p95 {p95:.1f} ms, {errors} errors; the ingest stored {during:,} articles in those "
+        f"{seconds:.0f} s ({'still running at the end, then done alone in ' + f'{rest:.0f} s' if running else 'and ended before them'})"
+    )
+
+
+def measure_search(args, records: list[dict], home: Path):
+    """Search against FTS5 built the same way; returns a function of (stats, raw text bytes) giving the rows."""
+    workdir = home.parent
     print("SQLite FTS5 ...", flush=True)
     fts_path = workdir / "fts5.sqlite"
     build_fts5(records, fts_path)
@@ -262,19 +337,7 @@ def main() -> int:
         api, totals, cold = api_latencies(server, queries, args.rounds)
         rps, p95_conc, errors = concurrent(server, queries, args.clients, args.seconds)
         print(f"{args.clients} clients while the BBC corpus is ingested ...", flush=True)
-        adding = subprocess.Popen(
-            [sys.executable, "-m", "webapp.cli", "ingest", str(BBC)],
-            env=archive_env(home),
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        started = time.perf_counter()
-        rps_ingest, p95_ingest, errors_ingest = concurrent(server, queries, args.clients, 1.0, adding)
-        ingest_seconds = time.perf_counter() - started
-        if adding.returncode != 0:
-            print("the ingest during the run failed:", adding.stderr.read().decode(errors="replace")[-2000:])
-            return 1
+        during_ingest = while_ingesting(server, queries, args.clients, args.seconds, home)
         server_rss = server.rss_bytes()
     finally:
         server.stop()
@@ -288,80 +351,58 @@ def main() -> int:
     def by_kind(values, kind):
         return [v for v, k in zip(values, kinds, strict=False) if k == kind]
 
-    ratio_ingest = e2e_rate / raw_rate
     ratio_p95 = percentile(api_ms, 95) / percentile(fts_ms, 95)
-    index_bytes = stats["index_bytes"]
-    rows = [
-        (
-            "end-to-end `newsarchive ingest`",
-            f"{e2e_rate:.0f} articles/s ({summary['ingested']:,} articles in {e2e_seconds:.1f} s, process start to exit)",
-        ),
-        ("raw Whoosh writer (plain schema, procs=2, multisegment)", f"{raw_rate:.0f} articles/s ({raw_seconds:.1f} s)"),
-        ("**ingest ratio** (target >= 0.75)", f"**{ratio_ingest:.2f}**"),
-        (
-            f"raw Whoosh writer given our memory budget (limitmb={our_memory} per process)",
-            f"{raw_same_rate:.0f} articles/s ({raw_same_seconds:.1f} s); ratio {e2e_rate / raw_same_rate:.2f}",
-        ),
-        (
-            "`/api/search` p50 / p95 / p99 (HTTP keep-alive, 4 facets)",
-            f"{percentile(api_ms, 50):.1f} / {percentile(api_ms, 95):.1f} / {percentile(api_ms, 99):.1f} ms",
-        ),
-        (
-            "`/api/search` first pass on a fresh server (empty caches) p50 / p95 / p99",
-            f"{percentile(ms(cold), 50):.1f} / {percentile(ms(cold), 95):.1f} / {percentile(ms(cold), 99):.1f} ms",
-        ),
-        (
-            "SQLite FTS5 the archive's way p50 / p95 / p99 (in-process: every word, any word when that finds under 20; bm25, snippet, count, year and byline GROUP BY)",
-            f"{percentile(fts_ms, 50):.1f} / {percentile(fts_ms, 95):.1f} / {percentile(fts_ms, 99):.1f} ms",
-        ),
-        ("**p95 ratio** /api/search : FTS5 (target <= 0.5)", f"**{ratio_p95:.2f}**"),
-        (
-            f"{args.clients} concurrent clients ({args.seconds:.0f} s)",
-            f"{rps:.0f} requests/s, p95 {p95_conc:.1f} ms, {errors} errors",
-        ),
-        (
-            f"{args.clients} concurrent clients while `newsarchive ingest` adds the BBC corpus (2,225 text files; "
-            f"{ingest_seconds:.0f} s)",
-            f"{rps_ingest:.0f} requests/s, p95 {p95_ingest:.1f} ms, {errors_ingest} errors",
-        ),
-        (
-            "ingester peak memory (PSS of the process and its workers, sampled every 0.2 s): whole run / first half",
-            f"{ingest_peak / 1e6:.0f} MB / {ingest_half_peak / 1e6:.0f} MB",
-        ),
-        ("server peak RSS", f"{server_rss / 1e6:.0f} MB"),
-        (
-            "index size : raw text",
-            f"{index_bytes / 1e6:.0f} MB : {raw_text_bytes / 1e6:.0f} MB = {index_bytes / raw_text_bytes:.2f}",
-        ),
-        (
-            "queries",
-            f"{len(queries)} queries (a quarter each: single words, word pairs, pasted Reuters headlines, "
-            f"the judged natural-language questions) x {args.rounds} rounds after a warm-up pass; every "
-            "second query of /api/search also chooses two years (disjunctive facet counts); histogram and "
-            f"one hit per story on; median hits {sorted(totals)[len(totals) // 2]:,}",
-        ),
-        (
-            "p95 by kind, /api/search : FTS5",
-            "; ".join(
-                f"{kind} {percentile(by_kind(api_ms, kind), 95):.1f} : {percentile(by_kind(fts_ms, kind), 95):.1f} ms"
-                for kind in ("word", "pair", "headline", "question")
+
+    def rows(stats: dict, raw_text_bytes: int) -> list:
+        index_bytes = stats["index_bytes"]
+        return [
+            (
+                "`/api/search` p50 / p95 / p99 (HTTP keep-alive, every facet, histogram, collapse, feedback)",
+                f"{percentile(api_ms, 50):.1f} / {percentile(api_ms, 95):.1f} / {percentile(api_ms, 99):.1f} ms",
             ),
-        ),
-    ]
-    table = "\n".join(f"| {k} | {v} |" for k, v in rows)
-    update_benchmarks(
-        f"speed-{args.articles}",
-        f"""## Speed at {args.articles:,} articles
+            (
+                "`/api/search` first pass on a fresh server (empty caches) p50 / p95 / p99",
+                f"{percentile(ms(cold), 50):.1f} / {percentile(ms(cold), 95):.1f} / {percentile(ms(cold), 99):.1f} ms",
+            ),
+            (
+                "SQLite FTS5 the archive's way p50 / p95 / p99 (in-process: every word, any word when that finds "
+                "under 20; bm25, snippet, count, year and byline GROUP BY)",
+                f"{percentile(fts_ms, 50):.1f} / {percentile(fts_ms, 95):.1f} / {percentile(fts_ms, 99):.1f} ms",
+            ),
+            ("**p95 ratio** /api/search : FTS5 (target <= 0.5)", f"**{ratio_p95:.2f}**"),
+            (
+                "p95 by kind, /api/search : FTS5",
+                "; ".join(
+                    f"{kind} {percentile(by_kind(api_ms, kind), 95):.1f} : "
+                    f"{percentile(by_kind(fts_ms, kind), 95):.1f} ms"
+                    for kind in ("word", "pair", "headline", "question")
+                ),
+            ),
+            (
+                f"{args.clients} concurrent clients ({args.seconds:.0f} s; `serve` defaults: one worker per core, "
+                "4 threads each)",
+                f"{rps:.0f} requests/s, p95 {p95_conc:.1f} ms, {errors} errors",
+            ),
+            (
+                f"{args.clients} concurrent clients while `newsarchive ingest` adds the BBC corpus (2,225 text files)",
+                during_ingest,
+            ),
+            ("server peak RSS (all workers)", f"{server_rss / 1e6:.0f} MB"),
+            (
+                "index size : raw text",
+                f"{index_bytes / 1e6:.0f} MB : {raw_text_bytes / 1e6:.0f} MB = {index_bytes / raw_text_bytes:.2f}",
+            ),
+            (
+                "queries",
+                f"{len(queries)} queries (a quarter each: single words, word pairs, pasted Reuters headlines, "
+                f"the judged natural-language questions) x {args.rounds} rounds after a warm-up pass; every "
+                "second query of /api/search also chooses two years (disjunctive facet counts); histogram and "
+                f"one hit per story on; answers are not kept between requests (each computed anew); median hits "
+                f"{sorted(totals)[len(totals) // 2]:,}",
+            ),
+        ]
 
-`python -m bench.speed --articles {args.articles}` (run by `make bench`), {today()}, {machine()}. SQLite store.
-
-| measure | value |
-| --- | --- |
-{table}
-""",
-    )
-    print(table)
-    return 0
+    return rows
 
 
 if __name__ == "__main__":

@@ -156,7 +156,7 @@ TABLE: tuple[Setting, ...] = (
     Setting(
         "ingest_nice",
         "int",
-        10,
+        5,
         "how much lower than the server's the CPU priority of `newsarchive ingest` (and its parser and index "
         "processes) is: searches keep answering while a big file is read; 0 leaves it as started",
         minimum=0,
