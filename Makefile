@@ -7,7 +7,7 @@ PORT ?= 5000
 # pytest-xdist processes for `make test` (one per core; on 2 cores the suite takes 0.58 of its one-process time)
 TEST_WORKERS ?= auto
 
-.PHONY: run test test-fast bench bench-relevance bench-languages bench-load bench-extract bench-formats bench-bulk clean
+.PHONY: run test test-fast bench bench-relevance bench-languages bench-profile bench-load bench-extract bench-formats bench-bulk clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,7 @@ bench: $(VENV)/.test-installed
 	$(BIN)/python -m bench.languages
 	$(BIN)/python -m bench.places.precision
 	$(BIN)/python -m bench.speed --articles $(BENCH_ARTICLES)
+	$(BIN)/python -m bench.profile --articles $(BENCH_ARTICLES) --label after
 	$(BIN)/python -m bench.load
 	$(BIN)/python bench/extract.py --compare
 	$(BIN)/python -m bench.metadata
@@ -57,6 +58,11 @@ bench-relevance: $(VENV)/.test-installed
 # (bench/languages.py).
 bench-languages: $(VENV)/.test-installed
 	$(BIN)/python -m bench.languages
+
+# Where a search's time goes, stage by stage and by query kind (bench/profile.py; builds its archive once
+# under bench/out/profile). `make bench-profile BENCH_ARTICLES=106520` on the whole Reuters corpus.
+bench-profile: $(VENV)/.test-installed
+	$(BIN)/python -m bench.profile --articles $(BENCH_ARTICLES) --label after
 
 bench-load: $(VENV)/.test-installed
 	$(BIN)/python -m bench.load
