@@ -191,8 +191,8 @@ def test_ingest_runs_at_a_lower_cpu_priority_than_the_server(settings):
     """`newsarchive ingest` lowers its own priority by NEWSARCHIVE_INGEST_NICE (its workers inherit it), so
     searches keep the CPU while a big file is read: the priority is read back in a real process."""
     probe = (
-        "import os; from store.settings import Settings; from webapp.cli import _lower_priority; "
-        "before = os.nice(0); _lower_priority(Settings.from_env()); print(os.nice(0) - before)"
+        "import os; from store.settings import Settings; from ingest.priority import lower_priority; "
+        "before = os.nice(0); lower_priority(Settings.from_env()); print(os.nice(0) - before)"
     )
     for nice, expected in (("7", "7"), ("0", "0")):
         done = subprocess.run(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import signal
 import subprocess
@@ -25,6 +24,7 @@ from tqdm import tqdm
 from ingest.errors import position_name
 from ingest.indexing import reindex as rebuild_index
 from ingest.pipeline import FileResult, Ingester, RunSummary
+from ingest.priority import lower_priority
 from ingest.watch import watch as watch_inbox
 from search.index import ArchiveIndex, IndexMissing
 from search.request import EXCLUDE_PREFIX, BadRequest, parse_request
@@ -97,16 +97,6 @@ def db_upgrade() -> None:
     click.echo(f"database at {_safe_url(settings)} is at the latest revision")
 
 
-def _lower_priority(settings: Settings) -> None:
-    """Ingest at a lower CPU priority than the server (NEWSARCHIVE_INGEST_NICE); its worker processes
-    inherit it. Where the system refuses, ingest runs as started."""
-    if settings.ingest_nice:
-        try:
-            os.nice(settings.ingest_nice)
-        except (AttributeError, OSError):
-            pass
-
-
 @cli.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--watch", is_flag=True, help="After ingesting, keep watching the inbox for new files.")
@@ -115,7 +105,7 @@ def _lower_priority(settings: Settings) -> None:
 def ingest(paths: tuple[Path, ...], watch: bool, as_json: bool, workers: int | None) -> None:
     """Ingest files or folders (default: the inbox); inbox files move to archive/ or failed/."""
     settings = _settings()
-    _lower_priority(settings)
+    lower_priority(settings)
     _upgrade(settings)
     try:
         ingester = Ingester(settings, workers=workers)
@@ -175,7 +165,7 @@ def reindex() -> None:
     """Rebuild the search index from the SQL store and swap it in atomically (a bar of articles on a
     terminal); searches keep answering from the old index meanwhile."""
     settings = _settings()
-    _lower_priority(settings)
+    lower_priority(settings)
     _upgrade(settings)
     engine = make_engine(settings)
     sessions = make_sessionmaker(engine)
