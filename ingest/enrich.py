@@ -141,6 +141,8 @@ def enrich(article: ArticleData, defaults: FolderDefaults = NONE) -> ArticleData
     found in an HTML page's text), else the day its captions say the pictures were taken; all but the
     first set `date_inferred`.
     """
+    if defaults.collection:
+        article.collection = defaults.collection
     dateline = None
     for paragraph in article.paragraphs[:2]:
         dateline = find_dateline(paragraph)

@@ -18,7 +18,7 @@ from search.languages import language_tag
 from .errors import InputError
 
 DEFAULTS_FILE = ".newsarchive.json"
-KEYS = ("source", "language", "timezone")
+KEYS = ("source", "language", "timezone", "collection")
 
 
 @dataclass(frozen=True)
@@ -26,12 +26,14 @@ class FolderDefaults:
     source: Optional[str] = None  # e.g. "BBC News"
     language: Optional[str] = None  # ISO 639 code, e.g. "en"
     timezone: Optional[str] = None  # IANA name, e.g. "Europe/London": for times a file gives without an offset
+    collection: Optional[str] = None  # who may read its articles (store/access.py); it must exist
 
     def merged(self, nearer: "FolderDefaults") -> "FolderDefaults":
         return FolderDefaults(
             source=nearer.source or self.source,
             language=nearer.language or self.language,
             timezone=nearer.timezone or self.timezone,
+            collection=nearer.collection or self.collection,
         )
 
     @property
@@ -75,7 +77,12 @@ def parse_defaults(text: str, where: str) -> FolderDefaults:
                 f"the folder defaults file {where}: timezone must be an IANA name such as Europe/London, "
                 f"not {timezone!r}"
             ) from None
-    return FolderDefaults(source=data.get("source", "").strip() or None, language=language, timezone=timezone)
+    return FolderDefaults(
+        source=data.get("source", "").strip() or None,
+        language=language,
+        timezone=timezone,
+        collection=data.get("collection", "").strip() or None,
+    )
 
 
 class FolderDefaultsCache:

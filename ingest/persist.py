@@ -11,8 +11,10 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from search.schema import CaptionFields, IndexDocument
+from store.access import MAIN, collection_ids
 from store.models import Article, Caption, Place, Source, article_places, utcnow
 
+from .errors import InputError
 from .records import ArticleData
 from .stories import NewArticle, assign_stories, stated_time
 
@@ -77,6 +79,7 @@ class ArticleStore:
             return Stored(duplicates=duplicates)
         statuses, notices, removed = self._resolve_versions(session, [a for _, a in fresh])
         now = utcnow()
+        by_name, by_source = collection_ids(session)
         rows, sources = [], []
         for (digest, a), status, notice in zip(fresh, statuses, notices, strict=True):
             source = a.source[:200] if a.source else None
@@ -86,6 +89,7 @@ class ArticleStore:
                 original_file=original_file,
                 ingest_file_id=ingest_file_id,
                 source_id=self._source_id(session, source) if source else None,
+                collection_id=_collection_of(a, source, by_name, by_source),
             )
             rows.append(row)
         ids = list(session.scalars(insert(Article).returning(Article.id, sort_by_parameter_order=True), rows))
@@ -185,6 +189,19 @@ class ArticleStore:
             ).scalar_one()
         self._places[name] = found
         return found
+
+
+def _collection_of(a: ArticleData, source: Optional[str], by_name: dict[str, int], by_source: dict[str, int]) -> int:
+    """The collection an article is stored in: its inbox folder's, else its source's rule, else `main`."""
+    if a.collection:
+        found = by_name.get(a.collection.lower())
+        if found is None:
+            raise InputError(
+                f"the folder names the collection {a.collection!r}, which does not exist: make it with "
+                f"`newsarchive collections create {a.collection}` (and set who may read it), then drop the file again"
+            )
+        return found
+    return by_source.get(source.lower(), MAIN) if source else MAIN
 
 
 def _new_articles(session: Session, articles: list[ArticleData]) -> tuple[list[tuple[str, ArticleData]], int]:

@@ -52,6 +52,7 @@ class ArticleData:
     version_time: Optional[dt.datetime] = None
     withdrawn: bool = False
     notice: Optional[str] = None  # what a withdrawal says
+    collection: Optional[str] = None  # the collection its inbox folder names (.newsarchive.json), if any
     # Source names the text itself carries ("(The Associated Press)" after a caption), weaker than metadata.
     source_hints: list[str] = field(default_factory=list)
     # Computed once by `prepare()` (in the parsing process, so the storing process has less to do).

@@ -92,6 +92,7 @@ NAME_SHARE = 0.5
 REQUEST_RESULTS_BYTES = 64 * 1024 * 1024
 MAX_LANGUAGES = 1000  # more than there are language tags
 EMPTY = np.empty(0, dtype=np.int64)
+ACCESS = "access"  # the filter of the documents a request may see (not a facet's name)
 LEGACY_NOTICE = (
     "this archive's index was built by an older version: accents, other languages and bylines are not "
     "searched as described until `newsarchive reindex` rebuilds it"
@@ -101,6 +102,20 @@ MATCH_ALL = "all"  # every bare word (and every required part) matched
 MATCH_MOST = "most"  # relaxed: articles matching more of the words first
 MATCH_URL = "url"  # the article stored with the URL in the query
 MATCH_LIST = "list"  # no words to look for: the archive (filtered, or with exclusions), newest first
+
+
+class Visibility:
+    """Which documents one reader may see (store/read.py makes them from collections and permissions).
+
+    `key` names the set (equal keys: the same documents in every view), for the answer cache; `mask(view)`
+    is True for each visible document of a View. Every answer is built under it as under a filter that no
+    facet count leaves out: hits, totals, facet counts, the histogram, story version counts, relevance
+    feedback, corrections and related articles see only these documents."""
+
+    key: tuple = ()
+
+    def mask(self, view) -> np.ndarray:  # pragma: no cover - an interface
+        raise NotImplementedError
 
 
 @dataclass
@@ -216,6 +231,7 @@ class ArchiveSearcher:
         self._depth = 0
         self._frequencies: dict[tuple[str, str], int] = {}  # this searcher's index never changes: counts stay true
         self._analysis_counts: Optional[dict[str, int]] = None  # live articles of each analysis
+        self._visible: Optional[np.ndarray] = None  # this request's visible documents (None: all)
         # The analyses of the archive's articles; an index built before languages were analysed apart has one.
         self.legacy = "analysis" not in self.schema
         if self.legacy:
@@ -225,8 +241,11 @@ class ArchiveSearcher:
             self.keys = tuple(found) or (DEFAULT_LANGUAGE,)
 
     @contextmanager
-    def _request(self) -> Iterator[None]:
-        """Answers to one request share their word results (_evaluate); they are dropped when it ends."""
+    def _request(self, visible: Optional[Visibility] = None) -> Iterator[None]:
+        """Answers to one request share their word results (_evaluate); they are dropped when it ends. Within
+        it, `visible` limits what the request may see."""
+        if not self._depth:
+            self._visible = visible.mask(self.view.view) if visible is not None else None
         self._depth += 1
         try:
             yield
@@ -235,6 +254,7 @@ class ArchiveSearcher:
             if not self._depth:
                 self._results.clear()
                 self._result_bytes = 0
+                self._visible = None
 
     def _evaluate(self, q: query.Query) -> tuple[np.ndarray, np.ndarray]:
         """(matching document numbers, scores) of `q`, computed once per request: a word is matched again
@@ -267,17 +287,24 @@ class ArchiveSearcher:
 
     # -- the answer ----------------------------------------------------------------------------------
 
-    def search(self, request: SearchRequest) -> Found:
-        """One page of the answer to `request`; the pages of one request share one answer (AnswerCache)."""
-        return self._page(self.answer(request), request)
+    def search(self, request: SearchRequest, visible: Optional[Visibility] = None) -> Found:
+        """One page of the answer to `request` among the `visible` documents (None: all); the pages of one
+        request share one answer (AnswerCache)."""
+        return self._page(self.answer(request, visible), request)
 
-    def answer(self, request: SearchRequest) -> "_Answer":
+    def answer(self, request: SearchRequest, visible: Optional[Visibility] = None) -> "_Answer":
         """Every page's share of the answer to `request`: computed once, then kept for its other pages
-        and for exports (keyed by the index's segments: an ingest makes new keys)."""
-        key = (tuple(self.view.view.segment_keys), self.view.engine.name, self.texts is not None, request.cache_key())
+        and for exports (keyed by the index's segments, so an ingest makes new keys, and by who may see what)."""
+        key = (
+            tuple(self.view.view.segment_keys),
+            self.view.engine.name,
+            self.texts is not None,
+            visible.key if visible is not None else None,
+            request.cache_key(),
+        )
         found = self.answers.get(key)
         if found is None:
-            with self._request():
+            with self._request(visible):
                 found = self._answer(request)
             self.answers.put(key, found)
         return found
@@ -360,11 +387,13 @@ class ArchiveSearcher:
             notices=list(answer.found.notices),
         )
 
-    def ordered(self, request: SearchRequest, limit: int) -> tuple[int, list[str], dict[str, set[str]]]:
+    def ordered(
+        self, request: SearchRequest, limit: int, visible: Optional[Visibility] = None
+    ) -> tuple[int, list[str], dict[str, set[str]]]:
         """(total, the ids of the first `limit` hits in the order the request's pages show them, the query
         terms by field for snippets): every page at once, for export. Matched as `search` matches (relaxed
         by the request's page size, corrected when the typed query finds nothing)."""
-        answer = self.answer(request)
+        answer = self.answer(request, visible)
         order, _ = answer.first(self.view, limit)
         ids = [self.view.doc_id(int(answer.ids[i])) for i in order]
         return answer.found.total, ids, answer.found.terms
@@ -382,10 +411,12 @@ class ArchiveSearcher:
         live = self.view.all_docs()
         return int(self.view.view.article_num[live].max()) if live.size else 0
 
-    def facet_values(self, request: SearchRequest, facet: str, prefix: str, size: int) -> list[dict]:
+    def facet_values(
+        self, request: SearchRequest, facet: str, prefix: str, size: int, visible: Optional[Visibility] = None
+    ) -> list[dict]:
         """Values of one facet among the request's hits, counted as the answer's facets are (under every
         filter but the facet's own), limited to those starting with `prefix` (or with a word that does)."""
-        with self._request():
+        with self._request(visible):
             parsed = self.parse(request.q, request)
             filters = self._filter_masks(request)
             matched = self._match(parsed, filters, request.per_page)
@@ -619,6 +650,8 @@ class ArchiveSearcher:
                 day_number(request.date_from) if request.date_from else None,
                 day_number(request.date_to) if request.date_to else None,
             )
+        if self._visible is not None:
+            masks[ACCESS] = self._visible  # no facet's name: every count keeps it
         return masks
 
     def count_all_words(self, parsed: ParsedQuery, filters: dict[str, np.ndarray]) -> int:
@@ -630,7 +663,12 @@ class ArchiveSearcher:
     # -- related articles ----------------------------------------------------------------------------
 
     def more_like(
-        self, doc_id: str, text: str, limit: int, language: Optional[str] = None
+        self,
+        doc_id: str,
+        text: str,
+        limit: int,
+        language: Optional[str] = None,
+        visible: Optional[Visibility] = None,
     ) -> list[tuple[str, list[str]]]:
         """The documents most like `text` (the article `doc_id` itself left out), best first, each with
         the article's key terms it shares (the reason it is related), as index terms (stems).
@@ -656,6 +694,8 @@ class ArchiveSearcher:
             shared[ids] += 1
             holders[term] = ids
         shared[self.view.view.story_num == self.view.story_of(docnum)] = 0  # itself and its other versions
+        if visible is not None:
+            shared[~visible.mask(self.view.view)] = 0
         candidates = np.flatnonzero(shared >= RELATED_MIN_SHARED)
         order = self.view.top(candidates, -(scores[candidates] + shared[candidates] * (scores.max() + 1)), limit)
         out = []
@@ -783,8 +823,10 @@ class ArchiveSearcher:
         return found is not None and found == term(candidate)
 
     def _holders(self, word: Word) -> np.ndarray:
-        """The articles holding a word (by the analyses of their own languages, or in their bylines)."""
-        return self._evaluate(word_query(word))[0]
+        """The articles holding a word (by the analyses of their own languages, or in their bylines) that this
+        request may see: a word only hidden articles hold is neither kept as a name nor offered."""
+        ids = self._evaluate(word_query(word))[0]
+        return ids if self._visible is None else ids[self._visible[ids]]
 
     def _is_name(self, folded: str, holders: int) -> bool:
         """Whether the archive writes a (folded) word as a name in at least NAME_SHARE of the `holders`

@@ -115,6 +115,9 @@ class Article(Base):
     notice: Mapped[Optional[str]] = mapped_column(Text)  # a withdrawal's notice
     ingested_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     indexed: Mapped[bool] = mapped_column(Boolean, default=False)
+    # Who may read it: the collection it belongs to (store/access.py); `main` (id 1) unless the inbox folder
+    # or the source names another. Moving an article is an update here: the index does not hold it.
+    collection_id: Mapped[int] = mapped_column(Integer, default=1, server_default="1", index=True)
     # Story clusters (ingest/stories.py): the id of the story's first article, NULL when it is that first
     # article itself; and the MinHash signature its later versions are compared with.
     story_id: Mapped[Optional[int]] = mapped_column(Integer, index=True)
@@ -162,6 +165,11 @@ class SavedSearch(Base):
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
     seen_article_id: Mapped[int] = mapped_column(Integer, default=0)
     alerted_article_id: Mapped[int] = mapped_column(Integer, default=0)
+    # Its owner (NULL: made in `open` mode, before accounts; admins see those), the group it is shared with
+    # (read-only for the group's members; set by an editor or admin), and the secret in its feed's address.
+    owner_id: Mapped[Optional[int]] = mapped_column(Integer, index=True)  # users.id (disabled, never deleted)
+    shared_group: Mapped[Optional[str]] = mapped_column(String(100))
+    feed_secret: Mapped[Optional[str]] = mapped_column(String(64))
 
 
 class StoryKey(Base):
@@ -173,3 +181,107 @@ class StoryKey(Base):
     __table_args__ = {"sqlite_with_rowid": False}
     key: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     article_id: Mapped[int] = mapped_column(ForeignKey("articles.id", ondelete="CASCADE"), primary_key=True)
+
+
+# -- who may see what (store/access.py) -------------------------------------------------------------------
+
+ROLES = ("reader", "editor", "admin")  # each may do what the ones before it may
+
+
+class User(Base):
+    """An account: a name, an argon2 password hash, a role and the groups it belongs to."""
+
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    password_hash: Mapped[str] = mapped_column(Text)
+    role: Mapped[str] = mapped_column(String(10), default="reader")  # one of ROLES
+    groups: Mapped[Optional[str]] = mapped_column(Text)  # comma-separated group names
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    failed_logins: Mapped[int] = mapped_column(Integer, default=0)  # in a row
+    locked_until: Mapped[Optional[dt.datetime]] = mapped_column(DateTime)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class LoginSession(Base):
+    """A signed-in browser: the SHA-256 of the random id its cookie holds, and until when it is good."""
+
+    __tablename__ = "login_sessions"
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime)
+
+
+class LoginFailure(Base):
+    """Failed logins from one address within the current window (the per-address lockout)."""
+
+    __tablename__ = "login_failures"
+    address: Mapped[str] = mapped_column(String(64), primary_key=True)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    window_start: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    locked_until: Mapped[Optional[dt.datetime]] = mapped_column(DateTime)
+
+
+class ApiToken(Base):
+    """An API token: only its SHA-256 is kept; shown once when made. Scope `read` or `admin`."""
+
+    __tablename__ = "api_tokens"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(String(16))  # the token's first characters, to tell tokens apart
+    scope: Mapped[str] = mapped_column(String(10), default="read")
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    expires_at: Mapped[Optional[dt.datetime]] = mapped_column(DateTime)
+    revoked_at: Mapped[Optional[dt.datetime]] = mapped_column(DateTime)
+    last_used_at: Mapped[Optional[dt.datetime]] = mapped_column(DateTime)
+
+
+class Collection(Base):
+    """A set of articles read by the same people: public, or readable by the principals of its grants."""
+
+    __tablename__ = "collections"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    public: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class CollectionGrant(Base):
+    """Who may read a collection: "role:reader" (every signed-in user), "role:editor", "group:NAME",
+    "user:NAME"."""
+
+    __tablename__ = "collection_grants"
+    collection_id: Mapped[int] = mapped_column(ForeignKey("collections.id", ondelete="CASCADE"), primary_key=True)
+    principal: Mapped[str] = mapped_column(String(120), primary_key=True)
+
+
+class CollectionSource(Base):
+    """Articles of this source are stored in this collection (unless their inbox folder names another)."""
+
+    __tablename__ = "collection_sources"
+    source: Mapped[str] = mapped_column(String(200), primary_key=True)
+    collection_id: Mapped[int] = mapped_column(ForeignKey("collections.id", ondelete="CASCADE"))
+
+
+class AccessState(Base):
+    """One row: a number raised by every change of who may read what, so every web server notices."""
+
+    __tablename__ = "access_state"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class AuditEvent(Base):
+    """Who exported, downloaded an original, or changed accounts, tokens or permissions, and when."""
+
+    __tablename__ = "audit_events"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow, index=True)
+    actor: Mapped[Optional[str]] = mapped_column(String(100))  # a user's name; NULL in open mode
+    address: Mapped[Optional[str]] = mapped_column(String(64))
+    action: Mapped[str] = mapped_column(String(40))
+    target: Mapped[Optional[str]] = mapped_column(Text)
+    detail: Mapped[Optional[str]] = mapped_column(Text)

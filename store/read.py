@@ -10,11 +10,12 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from contextlib import contextmanager
 from html import unescape
 from typing import Iterator, Optional
 
+import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
@@ -23,10 +24,12 @@ from search.highlight import best_snippet, find_matches, snippet
 from search.index import ArchiveIndex, IndexMissing, empty_index
 from search.languages import DEFAULT_LANGUAGE
 from search.parse import analyse
-from search.query import AnswerCache, ArchiveSearcher
+from search.query import AnswerCache, ArchiveSearcher, Visibility
 from search.request import SearchRequest
 from search.timing import timed
 
+from . import access
+from .access import OPEN, Principal
 from .db import make_engine, make_sessionmaker
 from .display import human_date
 from .models import Article, Caption, Place, Source, article_places
@@ -41,6 +44,88 @@ _MARK = re.compile(r"</?mark>")
 _WORD = re.compile(r"\w[\w'-]*\w|\w")
 
 
+class CollectionMap:
+    """Each article's collection, by article id, as an array read from SQL (the index does not hold it),
+    with the masks of visible documents made from it; shared by a server's threads.
+
+    The array grows as new articles appear in the index; an access change (access_state.version: a
+    collection filled or emptied) reads it afresh. An article it does not know yet is invisible until read."""
+
+    MASKS = 64
+
+    def __init__(self, engine) -> None:
+        self.engine = engine
+        self._of = np.full(0, -1, dtype=np.int32)
+        self._version: Optional[int] = None
+        self._masks: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _read(self, where: str = "", params: tuple = ()) -> tuple[np.ndarray, np.ndarray]:
+        with self.engine.connect() as connection:
+            marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+            rows = connection.exec_driver_sql(
+                "SELECT id, collection_id FROM articles" + where.replace("?", marker), params
+            ).fetchall()
+        if not rows:
+            return np.empty(0, np.int64), np.empty(0, np.int32)
+        pairs = np.asarray(rows, dtype=np.int64)
+        return pairs[:, 0], pairs[:, 1].astype(np.int32)
+
+    def _store(self, ids: np.ndarray, collections: np.ndarray) -> None:
+        if ids.size and int(ids.max()) >= self._of.size:
+            grown = np.full(int(ids.max()) + 1024, -1, dtype=np.int32)
+            grown[: self._of.size] = self._of
+            self._of = grown
+        self._of[ids] = collections
+
+    def mask(self, view, readable: frozenset[int], version: int) -> np.ndarray:
+        """True for the documents of `view` whose article is in a `readable` collection."""
+        key = (tuple(view.segment_keys), readable, version)
+        with self._lock:
+            found = self._masks.get(key)
+            if found is not None:
+                self._masks.move_to_end(key)
+                return found
+            if version != self._version:
+                self._of = np.full(0, -1, dtype=np.int32)
+                self._store(*self._read())
+                self._version = version
+                self._masks.clear()
+            nums = view.article_num
+            known = nums[(nums > 0) & (nums < self._of.size)]
+            missing = np.union1d(nums[nums >= self._of.size], known[self._of[known] < 0])
+            missing = missing[missing > 0]
+            if missing.size:  # stored since the array was read (or committed out of id order)
+                low = int(missing.min())
+                self._store(*self._read(" WHERE id >= ?", (low,)))
+            collection = np.full(nums.size, -1, dtype=np.int32)
+            inside = (nums > 0) & (nums < self._of.size)
+            collection[inside] = self._of[nums[inside]]
+            table = np.zeros(max(readable, default=0) + 1, dtype=bool)
+            table[list(readable)] = True
+            mask = np.zeros(nums.size, dtype=bool)
+            known = (collection >= 0) & (collection < table.size)
+            mask[known] = table[collection[known]]
+            mask.flags.writeable = False
+            self._masks[key] = mask
+            while len(self._masks) > self.MASKS:
+                self._masks.popitem(last=False)
+            return mask
+
+
+class Readable(Visibility):
+    """The documents of the collections one principal may read (search/query.py's Visibility)."""
+
+    def __init__(self, collections: CollectionMap, readable: frozenset[int], version: int) -> None:
+        self.collections = collections
+        self.readable = readable
+        self.version = version
+        self.key = (readable, version)
+
+    def mask(self, view) -> np.ndarray:
+        return self.collections.mask(view, self.readable, self.version)
+
+
 class Archive:
     """Read access to one archive: a SQL engine, the index, and one reusable searcher per thread."""
 
@@ -51,6 +136,8 @@ class Archive:
         self.index = ArchiveIndex(settings.index_dir)
         self.cache = SegmentCache(postings_cache_bytes=settings.search_cache_mb * 1024 * 1024)
         self.answers = AnswerCache(entries=settings.search_answers)
+        self.collections = CollectionMap(self.engine)
+        self._readable: dict[tuple, frozenset[int]] = {}
         self._local = threading.local()
         self._searchers: list = []
         self._lock = threading.Lock()
@@ -111,13 +198,38 @@ class Archive:
         with self.sessions() as session:
             yield session
 
+    # -- who may see what ----------------------------------------------------------------------------
+
+    def visibility(self, principal: Principal = OPEN) -> Optional[Readable]:
+        """What `principal` may see (None: everything), as of this moment's permissions."""
+        if principal.reads_everything:
+            return None
+        with self.engine.connect() as connection:
+            version = access.version(connection)
+            key = (principal.role, principal.name, principal.groups, version)
+            readable = self._readable.get(key)
+            if readable is None:
+                readable = access.readable(connection, principal) or frozenset()
+                if len(self._readable) > 1000:
+                    self._readable.clear()
+                self._readable[key] = readable
+        return Readable(self.collections, readable, version)
+
+    @staticmethod
+    def _readable_clause(visible: Optional[Readable]):
+        """The SQL condition of the articles `visible` lets through (None: no condition)."""
+        return None if visible is None else Article.collection_id.in_(sorted(visible.readable))
+
     # -- answers -------------------------------------------------------------------------------------
 
-    def search(self, request: SearchRequest, searcher: Optional[ArchiveSearcher] = None) -> dict:
-        """The /api/search answer for a request (BadRequest for a query the user must fix)."""
+    def search(
+        self, request: SearchRequest, searcher: Optional[ArchiveSearcher] = None, visible: Optional[Readable] = None
+    ) -> dict:
+        """The /api/search answer for a request among what `visible` lets through (None: every article;
+        BadRequest for a query the user must fix)."""
         started = time.perf_counter()
         searcher = searcher or self.searcher()
-        found = searcher.search(request)
+        found = searcher.search(request, visible)
         ids = [int(doc_id) for doc_id, _ in found.page]
         # Credits are shown inside the caption text, so a credit: query highlights there.
         terms = dict(found.terms)
@@ -158,7 +270,7 @@ class Archive:
             "per_page": request.per_page,
             "took_ms": round((time.perf_counter() - started) * 1000, 2),
             "hits": hits,
-            "facets": self.label_stories(found.facets),
+            "facets": self.label_stories(found.facets, visible),
             "suggestion": found.suggestion,
             "corrected": found.corrected,
             "match": found.match,
@@ -171,23 +283,38 @@ class Archive:
             "to": request.date_to.isoformat() if request.date_to else None,
         }
 
-    def label_stories(self, facets: dict[str, list[dict]]) -> dict[str, list[dict]]:
-        """The story facet's values (story ids) labelled with the headline of each story's first article."""
+    def label_stories(self, facets: dict[str, list[dict]], visible: Optional[Readable] = None) -> dict[str, list[dict]]:
+        """The story facet's values (story ids) labelled with the headline of each story's first article
+        that `visible` lets through."""
         stories = facets.get("story")
         if stories:
-            headlines = self._headlines([int(item["value"]) for item in stories])
+            headlines = self._headlines([int(item["value"]) for item in stories], visible)
             for item in stories:
-                item["label"] = headlines.get(int(item["value"]), item["value"])
+                item["label"] = headlines.get(int(item["value"]), f"Story {item['value']}")
         return facets
 
     @timed("sql")
-    def _headlines(self, ids: list[int]) -> dict[int, str]:
+    def _headlines(self, ids: list[int], visible: Optional[Readable] = None) -> dict[int, str]:
+        """The headline of each story's first article (its own id), or of its first readable one."""
+        condition = self._readable_clause(visible)
         with self.engine.connect() as connection:
-            rows = connection.execute(select(Article.id, Article.headline).where(Article.id.in_(ids)))
-            return {r.id: r.headline for r in rows}
+            q = select(Article.id, Article.story_id, Article.headline).where(
+                Article.id.in_(ids) | Article.story_id.in_(ids)
+            )
+            if condition is None:
+                q = select(Article.id, Article.headline).where(Article.id.in_(ids))
+                return {r.id: r.headline for r in connection.execute(q)}
+            out: dict[int, str] = {}
+            for r in connection.execute(q.where(condition).order_by(Article.id)):
+                out.setdefault(r.story_id or r.id, r.headline)
+            return out
 
     def export(
-        self, request: SearchRequest, text: str = "snippet", limit: Optional[int] = None
+        self,
+        request: SearchRequest,
+        text: str = "snippet",
+        limit: Optional[int] = None,
+        visible: Optional[Readable] = None,
     ) -> tuple[int, Iterator[dict]]:
         """(total hits, the export rows of the first `limit` of them, in the order the pages show them).
 
@@ -196,7 +323,7 @@ class Archive:
         "snippet" (the passage that matched, as plain text) or "body" (the whole text)."""
         limit = min(limit or self.settings.export_max_rows, self.settings.export_max_rows)
         searcher = self.searcher()
-        total, ids, terms = searcher.ordered(request, limit)
+        total, ids, terms = searcher.ordered(request, limit, visible)
         if "credit" in terms:
             terms = {**terms, "caption": terms.get("caption", set()) | terms["credit"]}
         return total, self._export_rows([int(i) for i in ids], terms, text, searcher)
@@ -300,29 +427,32 @@ class Archive:
             out[r.id] = row
         return out
 
-    def article(self, article_id: int) -> Optional[dict]:
-        """The article record of SPEC.md, or None when there is no such article."""
+    def article(self, article_id: int, visible: Optional[Readable] = None) -> Optional[dict]:
+        """The article record of SPEC.md, or None when there is no such article (or `visible` hides it)."""
+        q = select(Article).where(Article.id == article_id)
+        condition = self._readable_clause(visible)
+        if condition is not None:
+            q = q.where(condition)
         with self.sessions() as session:
-            article = session.scalars(
-                select(Article)
-                .where(Article.id == article_id)
-                .options(selectinload(Article.captions), selectinload(Article.places))
-            ).first()
+            article = session.scalars(q.options(selectinload(Article.captions), selectinload(Article.places))).first()
             return article_record(article, self.settings.time_zone) if article is not None else None
 
-    def history(self, article_id: int, limit: int = 200) -> Optional[dict]:
-        """Every stored version of this article by its identity (itself included), oldest first, with
-        which one is searched; None when there is no such article."""
+    def history(self, article_id: int, limit: int = 200, visible: Optional[Readable] = None) -> Optional[dict]:
+        """Every stored version of this article by its identity (itself included) that `visible` lets
+        through, oldest first, with which one is searched; None when there is no such article (or it is hidden)."""
+        condition = self._readable_clause(visible)
         with self.engine.connect() as connection:
-            row = connection.execute(select(Article.identity, Article.status).where(Article.id == article_id)).first()
+            q = select(Article.identity, Article.status).where(Article.id == article_id)
+            row = connection.execute(q if condition is None else q.where(condition)).first()
             if row is None:
                 return None
             if row.identity is None:
                 rows = connection.execute(_history_columns().where(Article.id == article_id)).all()
             else:
-                rows = connection.execute(
-                    _history_columns().where(Article.identity == row.identity).order_by(Article.id).limit(limit)
-                ).all()
+                q = _history_columns().where(Article.identity == row.identity)
+                if condition is not None:
+                    q = q.where(condition)
+                rows = connection.execute(q.order_by(Article.id).limit(limit)).all()
         versions = sorted(
             (
                 {
@@ -347,8 +477,10 @@ class Archive:
             "versions": versions,
         }
 
-    def versions(self, article_id: int, limit: int = 50) -> list[dict]:
-        """The other versions of this article's story (ingest/stories.py), in the order they were stored."""
+    def versions(self, article_id: int, limit: int = 50, visible: Optional[Readable] = None) -> list[dict]:
+        """The other versions of this article's story (ingest/stories.py) that `visible` lets through, in
+        the order they were stored."""
+        condition = self._readable_clause(visible)
         with self.engine.connect() as connection:
             story = connection.execute(select(Article.story_id).where(Article.id == article_id)).first()
             if story is None:
@@ -361,6 +493,7 @@ class Archive:
                     (Article.id == story_id) | (Article.story_id == story_id),
                     Article.id != article_id,
                     Article.status == "usable",
+                    *([condition] if condition is not None else []),
                 )
                 .order_by(Article.id)
                 .limit(limit)
@@ -377,13 +510,13 @@ class Archive:
             for r in rows
         ]
 
-    def related(self, article_id: int, limit: int = 5) -> list[dict]:
+    def related(self, article_id: int, limit: int = 5, visible: Optional[Readable] = None) -> list[dict]:
         """Articles like this one, by the key terms of its headline and body, each with the words they
         share with it (`shared`, as the article writes them)."""
         with self.sessions() as session:
-            row = session.execute(
-                select(Article.headline, Article.body, Article.language).where(Article.id == article_id)
-            ).first()
+            q = select(Article.headline, Article.body, Article.language).where(Article.id == article_id)
+            condition = self._readable_clause(visible)
+            row = session.execute(q if condition is None else q.where(condition)).first()
         if row is None:
             return []
         try:
@@ -391,7 +524,7 @@ class Archive:
         except IndexMissing:
             return []
         text = f"{row.headline}\n{row.body}"
-        found = searcher.more_like(str(article_id), text, limit, row.language)
+        found = searcher.more_like(str(article_id), text, limit, row.language, visible)
         rows = self._hit_rows([int(i) for i, _ in found])
         words = surface_words(text, searcher.key_of(row.language))
         return [

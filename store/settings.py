@@ -190,8 +190,47 @@ TABLE: tuple[Setting, ...] = (
         "secret_key",
         "str",
         None,
-        "signs the web server's session cookie, which holds the CSRF token of its forms (saved searches); "
-        "unset, a random key is made once and kept in `HOME/secret_key`",
+        "signs the web server's session cookie (the CSRF token of its forms and, in `login` mode, the "
+        "signed-in session's id); unset, a random key is made once and kept in `HOME/secret_key`",
+    ),
+    Setting(
+        "access",
+        "choice",
+        "auto",
+        "`open`: anyone who reaches the server reads and does everything (one person on their own machine); "
+        "`login`: accounts, roles, API tokens and per-collection permissions; `auto`: `open` on a loopback "
+        "address, and `serve` on any other address refuses to start until this is set",
+        choices=("auto", "open", "login"),
+    ),
+    Setting("session_hours", "int", 168, "how long a sign-in lasts (`login` mode)", minimum=1),
+    Setting(
+        "https",
+        "bool",
+        False,
+        "the server is reached over HTTPS (a TLS proxy in front of it): cookies are marked Secure "
+        "(they are whenever the request itself came over HTTPS)",
+    ),
+    Setting(
+        "login_max_failures",
+        "int",
+        5,
+        "failed sign-ins in a row that lock an account for `LOGIN_LOCKOUT_S`",
+        minimum=1,
+    ),
+    Setting(
+        "login_address_max_failures",
+        "int",
+        20,
+        "failed sign-ins from one address within `LOGIN_LOCKOUT_S` that lock that address out as long",
+        minimum=1,
+    ),
+    Setting("login_lockout_s", "int", 900, "how long a lockout lasts, in seconds", minimum=1),
+    Setting(
+        "login_failure_delay_ms",
+        "int",
+        500,
+        "every failed sign-in is answered this much later (slows guessing)",
+        minimum=0,
     ),
     Setting(
         "export_max_rows",
@@ -242,9 +281,21 @@ class Settings:
     search_cache_mb: int
     search_answers: int
     secret_key: Optional[str]
+    access: str  # auto, open or login (store/access.py)
+    session_hours: int
+    https: bool
+    login_max_failures: int
+    login_address_max_failures: int
+    login_lockout_s: int
+    login_failure_delay_ms: int
     export_max_rows: int
     search_engine: str  # auto, numpy or whoosh (search/engine.py)
     time_zone: str  # an IANA zone name: where pages show times (store/display.py)
+
+    @property
+    def login_required(self) -> bool:
+        """Whether accounts and permissions are checked (`access` is `login`)."""
+        return self.access == "login"
 
     @property
     def archive_dir(self) -> Path:

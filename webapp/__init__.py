@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Optional
 from urllib.parse import unquote_to_bytes
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, request
 from werkzeug.exceptions import HTTPException
 
 from search.index import IndexMissing
@@ -14,7 +15,9 @@ from store.display import human_date
 from store.read import Archive
 from store.settings import Settings
 
-from . import api, saved, views
+from . import api, auth, saved, views
+from .context import principal
+from .errors import error_response as _error
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
@@ -38,9 +41,19 @@ def create_app(settings: Optional[Settings] = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(views.bp)
     app.register_blueprint(saved.bp)
+    app.register_blueprint(auth.bp)
     app.secret_key = saved.secret_key(settings)
-    app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict")
-    app.jinja_env.globals["csrf_token"] = saved.csrf_token
+    app.session_interface = auth.CookieSessions()
+    app.config.update(
+        SESSION_COOKIE_NAME="newsarchive_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=settings.https,
+        PERMANENT_SESSION_LIFETIME=dt.timedelta(hours=settings.session_hours),
+    )
+    app.jinja_env.globals["csrf_token"] = auth.csrf_token
+    app.jinja_env.globals["principal"] = principal
+    app.jinja_env.globals["login_mode"] = settings.login_required
     app.jinja_env.filters["human_date"] = lambda value: human_date(value, settings.time_zone) if value else ""
 
     @app.after_request
@@ -61,6 +74,19 @@ def create_app(settings: Optional[Settings] = None) -> Flask:
                 "encode the query as UTF-8",
             ) from None
 
+    @app.before_request
+    def _check_access():
+        return auth.check_request()
+
+    @app.after_request
+    def _private(response):
+        # Answers depend on who asked: no shared cache may keep one for another reader.
+        if settings.login_required:
+            response.headers.setdefault("Cache-Control", "private, no-cache")
+            response.vary.add("Cookie")
+            response.vary.add("Authorization")
+        return response
+
     @app.errorhandler(BadRequest)
     def _bad_request(exc: BadRequest):
         return _error(400, exc.code, exc.message)
@@ -71,7 +97,7 @@ def create_app(settings: Optional[Settings] = None) -> Flask:
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException):
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.code or 500, "http_error")
+        code = {403: "forbidden", 404: "not_found", 405: "method_not_allowed"}.get(exc.code or 500, "http_error")
         message = "there is nothing at this address" if exc.code == 404 else exc.description
         return _error(exc.code or 500, code, message)
 
@@ -81,13 +107,3 @@ def create_app(settings: Optional[Settings] = None) -> Flask:
         return _error(500, "internal_error", "something went wrong on our side; the error has been logged")
 
     return app
-
-
-def wants_json() -> bool:
-    return request.path.startswith("/api/") or request.path == "/healthz"
-
-
-def _error(status: int, code: str, message: str):
-    if wants_json():
-        return jsonify({"error": {"code": code, "message": message}}), status
-    return render_template("error.html", status=status, code=code, message=message), status

@@ -14,9 +14,10 @@ from search.request import MAX_FACET_SIZE, BadRequest, parse_request
 from search.schema import FACETS
 from store.read import EXPORT_FIELDS
 
-from .context import get_archive, request_searcher
+from .auth import audit
+from .context import get_archive, principal, request_searcher, visible
 from .openapi import openapi_document
-from .status import ingest_status, shown_path
+from .status import access_state, ingest_status, shown_path
 
 bp = Blueprint("api", __name__)
 
@@ -27,7 +28,7 @@ def search_request():
 
 @bp.get("/api/search")
 def search():
-    return jsonify(get_archive().search(search_request(), request_searcher()))
+    return jsonify(get_archive().search(search_request(), request_searcher(), visible()))
 
 
 @bp.get("/api/facets/<name>")
@@ -39,7 +40,9 @@ def facet_values(name: str):
     if len(prefix) > 100 or "\x00" in prefix:
         raise BadRequest("bad_parameter", "prefix must be at most 100 characters, without NUL")
     size = search.facet_size if request.args.get("facet_size") else MAX_FACET_SIZE
-    values = request_searcher().facet_values(search, name, prefix, size)
+    values = request_searcher().facet_values(search, name, prefix, size, visible())
+    if name == "story":
+        values = get_archive().label_stories({"story": values}, visible())["story"]
     return jsonify({"facet": name, "prefix": prefix, "values": values})
 
 
@@ -61,7 +64,8 @@ def export_options(archive) -> tuple[str, int]:
 def search_csv():
     archive = get_archive()
     text, limit = export_options(archive)
-    total, rows = archive.export(search_request(), text, limit)
+    total, rows = archive.export(search_request(), text, limit, visible())
+    audit("export", "csv", f"{request.query_string.decode('utf-8', 'replace')[:1000]} ({total} hits)")
     return _download(csv_lines(rows, text), "text/csv; charset=utf-8", "newsarchive-search.csv", total)
 
 
@@ -69,7 +73,8 @@ def search_csv():
 def search_jsonl():
     archive = get_archive()
     text, limit = export_options(archive)
-    total, rows = archive.export(search_request(), text, limit)
+    total, rows = archive.export(search_request(), text, limit, visible())
+    audit("export", "jsonl", f"{request.query_string.decode('utf-8', 'replace')[:1000]} ({total} hits)")
     lines = (json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     return _download(lines, "application/x-ndjson; charset=utf-8", "newsarchive-search.jsonl", total)
 
@@ -108,7 +113,7 @@ def csv_lines(rows, text: str):
 
 @bp.get("/api/articles/<int:article_id>")
 def article(article_id: int):
-    record = get_archive().article(article_id)
+    record = get_archive().article(article_id, visible())
     if record is None:
         return jsonify({"error": {"code": "not_found", "message": f"no article with id {article_id}"}}), 404
     return jsonify(record)
@@ -118,7 +123,7 @@ def article(article_id: int):
 def versions(article_id: int):
     """Every stored version of the article (same identity from its source), which one is searched, and
     whether it was withdrawn."""
-    history = get_archive().history(article_id)
+    history = get_archive().history(article_id, visible=visible())
     if history is None:
         return jsonify({"error": {"code": "not_found", "message": f"no article with id {article_id}"}}), 404
     return jsonify(history)
@@ -127,12 +132,12 @@ def versions(article_id: int):
 @bp.get("/api/articles/<int:article_id>/related")
 def related(article_id: int):
     archive = get_archive()
-    if archive.article(article_id) is None:
+    if archive.article(article_id, visible()) is None:
         return jsonify({"error": {"code": "not_found", "message": f"no article with id {article_id}"}}), 404
     limit = request.args.get("limit", "5")
     if not limit.isdigit() or not 1 <= int(limit) <= 50:
         raise BadRequest("bad_parameter", f"limit must be a whole number from 1 to 50, not {limit[:40]!r}")
-    return jsonify({"id": article_id, "related": archive.related(article_id, int(limit))})
+    return jsonify({"id": article_id, "related": archive.related(article_id, int(limit), visible())})
 
 
 @bp.get("/api/openapi.json")
@@ -144,13 +149,15 @@ def openapi():
 def status():
     archive = get_archive()
     with archive.session() as session:
-        return jsonify(ingest_status(session, archive.settings))
+        return jsonify({**ingest_status(session, archive.settings), "access": access_state(archive.settings)})
 
 
 @bp.get("/healthz")
 def healthz():
     archive = get_archive()
     ok, details = archive.health()
+    if not principal().admin:  # counts and file names are for admins; a load balancer needs only the status
+        return jsonify({"status": "ok" if ok else "unavailable"}), 200 if ok else 503
     current = read_progress(archive.settings.home)  # the file being read now, if any (see /api/status)
     details["ingesting"] = shown_path(current["file"], archive.settings) if current else None
     return jsonify({"status": "ok" if ok else "unavailable", **details}), 200 if ok else 503

@@ -7,6 +7,7 @@ Only `db upgrade`, `ingest` and `reindex` change the database's schema (they app
 
 from __future__ import annotations
 
+import getpass
 import json
 import logging
 import re
@@ -29,13 +30,16 @@ from ingest.watch import watch as watch_inbox
 from search.index import ArchiveIndex, IndexMissing
 from search.request import EXCLUDE_PREFIX, BadRequest, parse_request
 from search.schema import FACETS
+from store import access
 from store import saved as saved_searches
 from store.db import DatabaseBehind, make_engine, make_sessionmaker, require_current, upgrade
+from store.models import ROLES
 from store.read import Archive
 from store.settings import Settings, SettingsError
 from store.stats import collect, searchable_count
 
 from .api import csv_lines
+from .auth import loopback
 from .server import default_workers
 from .server import serve as serve_app
 
@@ -366,6 +370,7 @@ def serve(host: str, port: int, workers: int | None, threads: int, watch: bool) 
     """Serve the web app and JSON API on a production WSGI server (gunicorn); Ctrl-C stops it."""
     settings = _settings()
     _require_current(settings)
+    mode = _access_mode(settings, host)
     watcher = None
     if watch:
         watcher = subprocess.Popen([sys.executable, "-m", "webapp.cli", "ingest", "--watch"])
@@ -374,6 +379,7 @@ def serve(host: str, port: int, workers: int | None, threads: int, watch: bool) 
         f"serving http://{host}:{port}/ with {workers} worker process(es) of {threads} threads (Ctrl-C to stop)",
         err=True,
     )
+    click.echo(mode, err=True)
     try:
         serve_app(settings, host, port, workers, threads)
     finally:
@@ -383,6 +389,318 @@ def serve(host: str, port: int, workers: int | None, threads: int, watch: bool) 
                 watcher.wait(10)
             except subprocess.TimeoutExpired:
                 watcher.kill()
+
+
+def _access_mode(settings: Settings, host: str) -> str:
+    """The start-up line about who may read the archive; stops when open mode on a network is not explicit."""
+    if settings.access == "login":
+        engine = make_engine(settings)
+        try:
+            with make_sessionmaker(engine)() as session:
+                admins = [u for u in access.users(session) if u.role == "admin" and not u.disabled]
+        finally:
+            engine.dispose()
+        line = "access: login (accounts, roles and per-collection permissions; NEWSARCHIVE_ACCESS=login)"
+        if not admins:
+            line += "; no admin account yet: make one with `newsarchive users add NAME --role admin`"
+        return line
+    if settings.access == "auto" and not loopback(host):
+        raise click.ClickException(
+            f"{host} is reachable from other machines, and this archive is open (no accounts): set "
+            "NEWSARCHIVE_ACCESS=login to require sign-in (make an admin first: `newsarchive users add NAME "
+            "--role admin`), or NEWSARCHIVE_ACCESS=open to let everyone who can reach it read and do everything"
+        )
+    if loopback(host):
+        return "access: open (only this machine can reach it; NEWSARCHIVE_ACCESS=login for accounts)"
+    return (
+        f"access: OPEN TO EVERYONE who can reach {host}:{{port}}: they read every article and may change saved "
+        "searches (NEWSARCHIVE_ACCESS=open; set NEWSARCHIVE_ACCESS=login for accounts)"
+    ).replace(":{port}", "")
+
+
+# -- accounts, tokens, collections and the audit log (store/access.py) -----------------------------------
+
+
+def _admin_session(settings: Settings):
+    _require_current(settings)
+    engine = make_engine(settings)
+    return engine, make_sessionmaker(engine)
+
+
+def _operator() -> access.Principal:
+    """The audit log's actor for a command run on the server: the operating-system user."""
+    try:
+        name = getpass.getuser()
+    except Exception:
+        name = "unknown"
+    return access.Principal(name=f"cli:{name}"[:100], via="cli")
+
+
+def _change(action: str, target: str, work, detail: str | None = None):
+    """Run `work(session)` in one transaction with its audit record; AccessError as a clear message."""
+    settings = _settings()
+    engine, sessions = _admin_session(settings)
+    try:
+        with sessions.begin() as session:
+            result = work(session)
+            access.record(session, _operator(), action, target, detail)
+            return result
+    except access.AccessError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        engine.dispose()
+
+
+def _read(work):
+    settings = _settings()
+    engine, sessions = _admin_session(settings)
+    try:
+        with sessions() as session:
+            return work(session)
+    except access.AccessError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        engine.dispose()
+
+
+def _password(given: str | None) -> str:
+    if given is not None:
+        return given
+    if not sys.stdin.isatty():
+        line = sys.stdin.readline().rstrip("\n")
+        if not line:
+            raise click.ClickException("give the password on standard input (one line) or with --password")
+        return line
+    return click.prompt("Password", hide_input=True, confirmation_prompt=True)
+
+
+@cli.group()
+def users() -> None:
+    """Accounts (login mode): add, list, change, disable."""
+
+
+@users.command("add")
+@click.argument("name")
+@click.option("--role", type=click.Choice(ROLES), default="reader", show_default=True)
+@click.option("--groups", default="", help="Comma-separated groups, e.g. wire-desk,photo.")
+@click.option("--password", default=None, help="The password (else asked for, or read from standard input).")
+def users_add(name: str, role: str, groups: str, password: str | None) -> None:
+    """Add an account. The first admin adopts the saved searches made in open mode."""
+    secret = _password(password)
+    _change("user_add", f"user:{name}", lambda s: access.add_user(s, name, secret, role, groups.split(",")), role)
+    click.echo(f"added {name} ({role})")
+
+
+@users.command("list")
+@click.option("--json", "as_json", is_flag=True)
+def users_list(as_json: bool) -> None:
+    """Every account with its role, groups and state."""
+    rows = _read(
+        lambda s: [
+            {"name": u.name, "role": u.role, "groups": u.groups or "", "disabled": u.disabled} for u in access.users(s)
+        ]
+    )
+    for row in rows:
+        if as_json:
+            click.echo(json.dumps(row))
+        else:
+            state = "disabled" if row["disabled"] else "active"
+            click.echo(f"{row['name']}\t{row['role']}\t{row['groups'] or '-'}\t{state}")
+
+
+@users.command("set")
+@click.argument("name")
+@click.option("--role", type=click.Choice(ROLES), default=None)
+@click.option("--groups", default=None, help="Comma-separated groups (replaces the account's groups).")
+def users_set(name: str, role: str | None, groups: str | None) -> None:
+    """Change an account's role or groups (a new role signs it out)."""
+    detail = ", ".join(filter(None, [f"role {role}" if role else "", f"groups {groups}" if groups is not None else ""]))
+    split = groups.split(",") if groups is not None else None
+    _change("user_set", f"user:{name}", lambda s: access.set_user(s, name, role=role, groups=split), detail)
+    click.echo(f"changed {name}")
+
+
+@users.command("disable")
+@click.argument("name")
+def users_disable(name: str) -> None:
+    """Disable an account: its sign-ins end and its tokens stop working at once."""
+    _change("user_disable", f"user:{name}", lambda s: access.set_user(s, name, disabled=True))
+    click.echo(f"disabled {name}")
+
+
+@users.command("enable")
+@click.argument("name")
+def users_enable(name: str) -> None:
+    """Enable a disabled account again."""
+    _change("user_enable", f"user:{name}", lambda s: access.set_user(s, name, disabled=False))
+    click.echo(f"enabled {name}")
+
+
+@users.command("passwd")
+@click.argument("name")
+@click.option("--password", default=None, help="The new password (else asked for, or read from standard input).")
+def users_passwd(name: str, password: str | None) -> None:
+    """Set an account's password (its sign-ins end; a lockout is lifted)."""
+    secret = _password(password)
+    _change("user_passwd", f"user:{name}", lambda s: access.set_user(s, name, password=secret))
+    click.echo(f"changed the password of {name}")
+
+
+@cli.group()
+def tokens() -> None:
+    """API tokens: create (shown once), list, revoke."""
+
+
+@tokens.command("create")
+@click.argument("user")
+@click.option("--name", default="token", show_default=True, help="What the token is for.")
+@click.option("--scope", type=click.Choice(access.SCOPES), default="read", show_default=True)
+@click.option("--days", type=click.IntRange(1, 3650), default=90, show_default=True, help="Days until it expires.")
+def tokens_create(user: str, name: str, scope: str, days: int) -> None:
+    """Create a token for USER and print it (this once; only its hash is kept)."""
+    raw = _change(
+        "token_create",
+        f"user:{user}",
+        lambda s: access.create_token(s, access.find_user(s, user), name, scope, days),
+        f"{scope}, {days} days",
+    )
+    click.echo(raw)
+
+
+@tokens.command("list")
+@click.option("--user", default=None, help="Only this user's tokens.")
+@click.option("--json", "as_json", is_flag=True)
+def tokens_list(user: str | None, as_json: bool) -> None:
+    """Tokens, newest first (never their secrets)."""
+    rows = _read(lambda s: access.tokens(s, access.find_user(s, user).id if user else None))
+    for row in rows:
+        if as_json:
+            click.echo(json.dumps(row))
+        else:
+            click.echo(
+                f"{row['id']}\t{row['user']}\t{row['name']}\t{row['prefix']}...\t{row['scope']}\t{row['state']}"
+                f"\texpires {row['expires_at'] or 'never'}"
+            )
+
+
+@tokens.command("revoke")
+@click.argument("token_id", type=int)
+def tokens_revoke(token_id: int) -> None:
+    """Revoke a token by its id (from `tokens list`): refused from the next request on."""
+    if not _change("token_revoke", f"token:{token_id}", lambda s: access.revoke_token(s, token_id)):
+        raise click.ClickException(f"there is no active token with id {token_id}")
+    click.echo(f"revoked token {token_id}")
+
+
+@cli.group()
+def collections() -> None:
+    """Collections and who may read them (no re-ingest, no reindex)."""
+
+
+@collections.command("list")
+@click.option("--json", "as_json", is_flag=True)
+def collections_list(as_json: bool) -> None:
+    """Every collection, who may read it, its source rules and its article count."""
+    for row in _read(access.collections):
+        if as_json:
+            click.echo(json.dumps(row))
+        else:
+            sources = f"\tsources: {', '.join(row['sources'])}" if row["sources"] else ""
+            click.echo(
+                f"{row['name']}\t{row['articles']:,} articles\treadable by {', '.join(row['readable_by'])}{sources}"
+            )
+
+
+@collections.command("create")
+@click.argument("name")
+@click.option("--public", is_flag=True, help="Readable by everyone, signed in or not.")
+@click.option(
+    "--readable-by",
+    "grants",
+    multiple=True,
+    help="role:reader (every signed-in user, the default), role:editor, group:NAME or user:NAME (repeatable).",
+)
+@click.option("--private", is_flag=True, help="Readable by admins only until granted.")
+def collections_create(name: str, public: bool, grants: tuple[str, ...], private: bool) -> None:
+    """Make a collection (readable by every signed-in user unless --readable-by or --private say otherwise)."""
+    chosen = () if private else (grants or ("role:reader",))
+    _change(
+        "collection_create",
+        f"collection:{name}",
+        lambda s: access.create_collection(s, name, public, chosen),
+        "public" if public else ", ".join(chosen) or "admins only",
+    )
+    click.echo(f"made collection {name}")
+
+
+@collections.command("rename")
+@click.argument("name")
+@click.argument("new_name")
+def collections_rename(name: str, new_name: str) -> None:
+    """Rename a collection (its articles and permissions stay)."""
+    _change("collection_rename", f"collection:{name}", lambda s: access.rename_collection(s, name, new_name), new_name)
+    click.echo(f"renamed {name} to {new_name}")
+
+
+@collections.command("public")
+@click.argument("name")
+@click.option("--off", is_flag=True, help="Make it readable by its grants only again.")
+def collections_public(name: str, off: bool) -> None:
+    """Make a collection readable by everyone (or, with --off, by its grants only)."""
+    _change("collection_public", f"collection:{name}", lambda s: access.set_public(s, name, not off), str(not off))
+    click.echo(f"{name} is {'not ' if off else ''}public")
+
+
+@collections.command("grant")
+@click.argument("name")
+@click.argument("principal")
+def collections_grant(name: str, principal: str) -> None:
+    """Let PRINCIPAL read collection NAME: role:reader, role:editor, group:NAME or user:NAME."""
+    _change("collection_grant", f"collection:{name}", lambda s: access.grant(s, name, principal), principal)
+    click.echo(f"{principal} may read {name}")
+
+
+@collections.command("revoke")
+@click.argument("name")
+@click.argument("principal")
+def collections_revoke(name: str, principal: str) -> None:
+    """Take away PRINCIPAL's grant to read collection NAME (role:reader makes it private to its other grants)."""
+    if not _change("collection_revoke", f"collection:{name}", lambda s: access.revoke(s, name, principal), principal):
+        raise click.ClickException(f"{principal} had no grant on {name}")
+    click.echo(f"{principal} may no longer read {name} (by that grant)")
+
+
+@collections.command("assign")
+@click.argument("name")
+@click.option("--source", default=None, help="Move this source's articles, and store its later articles here.")
+@click.option("--ids", default="", help="Move these article ids (comma-separated).")
+def collections_assign(name: str, source: str | None, ids: str) -> None:
+    """Move articles into collection NAME (no re-ingest, no reindex)."""
+    try:
+        wanted = [int(i) for i in ids.split(",") if i.strip()]
+    except ValueError:
+        raise click.ClickException("--ids takes article ids separated by commas, e.g. 12,15,40") from None
+    if source is None and not wanted:
+        raise click.ClickException("say what to move: --source NAME or --ids 1,2,3")
+    detail = f"source {source}" if source else f"{len(wanted)} ids"
+    moved = _change(
+        "collection_assign", f"collection:{name}", lambda s: access.assign(s, name, source=source, ids=wanted), detail
+    )
+    click.echo(f"moved {moved:,} articles to {name}" + (f"; later {source} articles go there too" if source else ""))
+
+
+@cli.command()
+@click.option("--limit", type=click.IntRange(1, 100_000), default=50, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def audit(limit: int, as_json: bool) -> None:
+    """The audit log, newest first: exports, original downloads, and changes of accounts, tokens and permissions."""
+    for event in _read(lambda s: access.audit_events(s, limit)):
+        if as_json:
+            click.echo(json.dumps(event))
+        else:
+            who = event["actor"] or "(open mode)"
+            rest = " ".join(filter(None, [event["target"], event["detail"]]))
+            click.echo(f"{event['at']}\t{who}\t{event['address'] or '-'}\t{event['action']}\t{rest}")
 
 
 def main() -> None:

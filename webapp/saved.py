@@ -1,42 +1,26 @@
 """Saved searches in the browser: save the current search, list them with their new matches, open, delete,
-and each one's Atom feed; GET /api/saved lists them as JSON.
+share with a group (editors), and each one's Atom feed; GET /api/saved lists them as JSON.
 
-The forms that change state are POSTs carrying a CSRF token (kept in the signed session cookie, compared
-in constant time); these are the only requests that write.
+Each belongs to whoever saved it (webapp/auth.py: SIGNED_IN; in open mode, to the one user). The forms
+that change state are POSTs whose CSRF token auth.check_request checks before they run. A feed is read by
+its owner signed in, or by a feed reader with the secret in the feed's address (`?key=`), with the
+owner's permissions.
 """
 
 from __future__ import annotations
 
-import hmac
 import os
 import secrets
 from pathlib import Path
 
-from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request, session
+from flask import Blueprint, Response, abort, jsonify, redirect, render_template, request
 
 from search.request import BadRequest
 from store import saved as saved_searches
 
-from .context import get_archive
+from .context import get_archive, principal, visible
 
 bp = Blueprint("saved", __name__)
-
-
-def csrf_token() -> str:
-    """This browser session's CSRF token (made on first use)."""
-    token = session.get("csrf")
-    if not token:
-        token = session["csrf"] = secrets.token_urlsafe(32)
-    return token
-
-
-def check_csrf() -> None:
-    sent = request.form.get("csrf_token", "")
-    kept = session.get("csrf", "")
-    if not kept or not hmac.compare_digest(sent.encode(), kept.encode()):
-        raise BadRequest(
-            "bad_csrf_token", "this form has expired or was sent from another site: reload the page and try again"
-        )
 
 
 def secret_key(settings) -> str:
@@ -58,25 +42,29 @@ def secret_key(settings) -> str:
         return path.read_text(encoding="ascii").strip()
 
 
+def feed_link(saved) -> str:
+    """A saved search's feed address, with its secret (so a feed reader, which cannot sign in, can read it)."""
+    return f"/saved/{saved.id}.atom?key={saved.feed_secret}" if saved.feed_secret else f"/saved/{saved.id}.atom"
+
+
 @bp.post("/saved")
 def save():
-    check_csrf()
     params = request.form.get("params", "")
     search = saved_searches.request_of(params)
     name = request.form.get("name", "") or search.q or "All articles"
-    saved_searches.save(get_archive(), name, search)
+    saved_searches.save(get_archive(), name, search, principal())
     return redirect("/saved", code=303)
 
 
 @bp.get("/saved")
 def listing():
-    return render_template("saved.html", saved=saved_searches.listing(get_archive()), search=None)
+    saved = saved_searches.listing(get_archive(), principal(), visible())
+    return render_template("saved.html", saved=saved, search=None, feed_link=feed_link)
 
 
 @bp.post("/saved/<int:saved_id>/open")
 def open_saved(saved_id: int):
-    check_csrf()
-    saved = saved_searches.mark_seen(get_archive(), saved_id)
+    saved = saved_searches.mark_seen(get_archive(), saved_id, principal())
     if saved is None:
         abort(404)
     return redirect("/search?" + saved.params if saved.params else "/search", code=303)
@@ -84,19 +72,40 @@ def open_saved(saved_id: int):
 
 @bp.post("/saved/<int:saved_id>/delete")
 def delete(saved_id: int):
-    check_csrf()
-    if not saved_searches.remove(get_archive(), saved_id):
+    if not saved_searches.remove(get_archive(), saved_id, principal()):
         abort(404)
+    return redirect("/saved", code=303)
+
+
+@bp.post("/saved/<int:saved_id>/share")
+def share(saved_id: int):
+    """Share an own saved search with one group (editors and admins), or stop (an empty group)."""
+    group = (request.form.get("group") or "").strip() or None
+    try:
+        if not saved_searches.share(get_archive(), saved_id, group, principal()):
+            abort(404)
+    except ValueError as exc:
+        raise BadRequest("bad_parameter", str(exc)) from None
     return redirect("/saved", code=303)
 
 
 @bp.get("/saved/<int:saved_id>.atom")
 def feed(saved_id: int):
     archive = get_archive()
-    saved = saved_searches.get(archive, saved_id)
-    if saved is None:
-        abort(404)
-    entries = saved_searches.newest_matches(archive, saved)
+    key = request.args.get("key", "")
+    who = principal()
+    if key:
+        found = saved_searches.by_feed_secret(archive, saved_id, key)
+        if found is None:
+            abort(404)
+        saved, reader = found
+        seen = archive.visibility(reader) if archive.settings.login_required else None
+    else:
+        saved = saved_searches.get(archive, saved_id, who) if who.signed_in else None
+        if saved is None:
+            abort(404)
+        seen = visible()
+    entries = saved_searches.newest_matches(archive, saved, visible=seen)
     stored = archive.ingested_at([entry["id"] for entry in entries])
     base = request.url_root.rstrip("/")
     updated = max(stored.values(), default=None)
@@ -123,9 +132,11 @@ def api_listing():
                     "params": s.params,
                     "new": s.new,
                     "problem": s.problem,
-                    "feed": f"/saved/{s.id}.atom",
+                    "feed": feed_link(s) if s.mine else f"/saved/{s.id}.atom",
+                    "mine": s.mine,
+                    "shared_group": s.shared_group,
                 }
-                for s in saved_searches.listing(get_archive())
+                for s in saved_searches.listing(get_archive(), principal(), visible())
             ]
         }
     )

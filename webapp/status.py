@@ -96,3 +96,13 @@ def ingest_status(session: Session, settings: Settings) -> dict:
             else None
         ),
     }
+
+
+def access_state(settings: Settings) -> dict:
+    """Who may read this archive, for /status and /api/status."""
+    if settings.login_required:
+        return {"mode": "login", "note": "sign-in required; each collection is read by those it is granted to"}
+    return {
+        "mode": "open",
+        "note": "open to everyone who can reach this server: they read every article and may change saved searches",
+    }

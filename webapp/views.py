@@ -17,8 +17,9 @@ from search.schema import FACETS
 from store.display import human_date
 from store.saved import canonical_params
 
-from .context import get_archive, request_searcher
-from .status import ingest_status
+from .auth import audit
+from .context import get_archive, request_searcher, visible
+from .status import access_state, ingest_status
 
 bp = Blueprint("views", __name__)
 
@@ -91,7 +92,7 @@ def page_numbers(current: int, pages: int) -> list[Optional[int]]:
 @bp.get("/")
 def home():
     search = SearchRequest(per_page=1, facet_size=15)
-    answer = get_archive().search(search, request_searcher())
+    answer = get_archive().search(search, request_searcher(), visible())
     return render_template("index.html", answer=answer, search=search, link=link, titles=FACET_TITLES, facets=FACETS)
 
 
@@ -99,7 +100,7 @@ def home():
 def search():
     try:
         search = parse_request(request.args.get, request.args.getlist)
-        answer = get_archive().search(search, request_searcher())
+        answer = get_archive().search(search, request_searcher(), visible())
     except BadRequest as exc:
         search = SearchRequest(q=(request.args.get("q") or "")[:1000])
         return render_template(
@@ -126,16 +127,17 @@ def search():
 @bp.get("/articles/<int:article_id>")
 def article(article_id: int):
     archive = get_archive()
-    record = archive.article(article_id)
+    seen = visible()
+    record = archive.article(article_id, seen)
     if record is None:
         abort(404)
     original = original_file(record)
     return render_template(
         "article.html",
         article=record,
-        related=archive.related(article_id),
-        versions=archive.versions(article_id),
-        history=archive.history(article_id),
+        related=archive.related(article_id, visible=seen),
+        versions=archive.versions(article_id, visible=seen),
+        history=archive.history(article_id, visible=seen),
         original=_original_label(original, record.get("source_member")),
         ingested=human_date(record["ingested_at"].replace("Z", "+00:00"), archive.settings.time_zone),
     )
@@ -165,10 +167,11 @@ def original_file(record: dict) -> Optional[Path]:
 def original(article_id: int):
     """The original file an article was read from, as a download (never shown inline: it may be HTML)."""
     archive = get_archive()
-    record = archive.article(article_id)
+    record = archive.article(article_id, visible())
     path = original_file(record) if record is not None else None
     if path is None:
         abort(404)
+    audit("original", f"article:{article_id}", record.get("source_member") or path.name)
     member = record.get("source_member")
     if member:
         # Read from a zip or tar bundle: the member itself, found by the label stored at ingest.
@@ -192,9 +195,9 @@ def facet_page(name: str):
     prefix = (request.args.get("prefix") or "").strip()
     if len(prefix) > 100 or "\x00" in prefix:
         raise BadRequest("bad_parameter", "prefix must be at most 100 characters, without NUL")
-    values = request_searcher().facet_values(search, name, prefix, MAX_FACET_SIZE)
+    values = request_searcher().facet_values(search, name, prefix, MAX_FACET_SIZE, visible())
     if name == "story":
-        values = get_archive().label_stories({"story": values})["story"]
+        values = get_archive().label_stories({"story": values}, visible())["story"]
     return render_template(
         "facet.html",
         search=search,
@@ -213,4 +216,4 @@ def status():
     archive = get_archive()
     with archive.session() as session:
         state = ingest_status(session, archive.settings)
-    return render_template("status.html", status=state)
+    return render_template("status.html", status=state, access=access_state(archive.settings))
