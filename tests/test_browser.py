@@ -13,8 +13,11 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
+from store import access
+from store.db import make_engine, make_sessionmaker
+
 from .builders import FIRST, REWRITE, WRITE_THROUGH, ingest, ingest_generated, start_long_ingest, wire_records
-from .conftest import ROOT, SEED_FILE, cli_env
+from .conftest import ROOT, SEED_FILE, cli_env, ingest_into
 
 pytestmark = pytest.mark.browser
 CHROMIUM = os.environ.get("NEWSARCHIVE_CHROMIUM", "/usr/bin/chromium")
@@ -33,12 +36,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve(settings):
-    """`newsarchive serve` on `settings` in a subprocess, until the generator is closed; yields its URL."""
+def serve(settings, **env):
+    """`newsarchive serve` on `settings` (and NEWSARCHIVE_* `env`) in a subprocess, until the generator is
+    closed; yields its URL."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "webapp.cli", "serve", "--port", str(port)],
-        env=cli_env(settings),
+        env=cli_env(settings, **env),
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -366,6 +370,81 @@ def test_reading_and_watching_at_desktop_and_phone_width(server, sample_archive,
             row = page.locator("table.recent tr", has_text=big.name)
             assert "ingested" in row.inner_text() and "line 1000:" in row.inner_text()
             check("status-done")
+            context.close()
+            assert errors == [], (width, errors)
+        browser.close()
+
+
+ZORBLATT = {
+    "headline": "Zorblatt merger talks collapse",
+    "date": "2024-05-04",
+    "source": "Reuters",
+    "body": "Talks on the zorblatt merger collapsed on Tuesday, people close to the board said.",
+}
+
+
+@pytest.fixture
+def login_server(migrated, tmp_path):
+    """`newsarchive serve` in login mode: `main` for every signed-in user, `embargo` for the group desk."""
+    engine = make_engine(migrated)
+    with make_sessionmaker(engine).begin() as session:
+        access.add_user(session, "dora", PASSWORD, "reader", ["desk"])
+        access.add_user(session, "rita", PASSWORD, "reader")
+        access.create_collection(session, "embargo", grants=("group:desk",))
+    engine.dispose()
+    for name, items, collection in (("main", [FIRST], None), ("embargo", [ZORBLATT], "embargo")):
+        folder = tmp_path / "drop" / name
+        folder.mkdir(parents=True)
+        (folder / "stories.json").write_text(json.dumps(items))
+        if collection:
+            (folder / ".newsarchive.json").write_text(json.dumps({"collection": collection}))
+        ingest_into(migrated, [folder], expected=1)
+    yield from serve(migrated, NEWSARCHIVE_ACCESS="login", NEWSARCHIVE_LOGIN_FAILURE_DELAY_MS="0")
+
+
+PASSWORD = "correct horse battery"
+
+
+def test_sign_in_search_a_restricted_collection_and_sign_out_at_desktop_and_phone_width(login_server):
+    """At 1280 and 390 px: a visitor is sent to sign in; dora (of the group that may read `embargo`) finds
+    its article; after signing out the same search sends her to sign in again; rita, signed in but not of
+    the group, finds nothing."""
+    _require_browser()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        for width in WIDTHS:
+            phone = width < 800
+            context = browser.new_context(viewport={"width": width, "height": 844 if phone else 900})
+            page = context.new_page()
+            errors = []
+            page.on("console", lambda m, errors=errors: errors.append(m.text) if m.type == "error" else None)
+
+            def sign_in(name: str, page=page, width=width) -> None:
+                page.goto(login_server + "/search?q=zorblatt")
+                page.wait_for_url("**/login?next=**")
+                assert _no_overflow(page) and _serious_violations(page) == [], (width, "login")
+                page.fill("input[name=name]", name)
+                page.fill("input[name=password]", PASSWORD)
+                page.click(".login-form button")
+                page.wait_for_url("**/search?q=zorblatt")
+
+            sign_in("dora")
+            assert page.inner_text(".total").startswith("1 result"), width
+            assert page.inner_text(".hit h2") == ZORBLATT["headline"]
+            assert "dora" in page.inner_text("header")
+            assert _no_overflow(page) and _serious_violations(page) == [], (width, "search")
+            page.screenshot(path=str(SHOTS / f"{width}-signed-in.png"), full_page=True)
+            page.click("header button:text-is('Sign out')")
+            page.wait_for_url("**/login")
+            page.goto(login_server + "/search?q=zorblatt")
+            page.wait_for_url("**/login?next=**")  # the same search no longer shows it
+            assert "Zorblatt" not in page.content()
+
+            sign_in("rita")
+            assert "Zorblatt merger" not in page.inner_text("main")
+            assert page.locator(".hit").count() == 0
+            page.click("header button:text-is('Sign out')")
+            page.wait_for_url("**/login")
             context.close()
             assert errors == [], (width, errors)
         browser.close()

@@ -234,6 +234,61 @@ def openapi_document() -> dict:
             "/api/openapi.json": {
                 "get": {"summary": "This description", "responses": {"200": {"description": "OpenAPI 3 document"}}}
             },
+            "/api/me": {
+                "get": {
+                    "summary": "Who is asking: {mode (open or login), user, role, groups, via, scope}",
+                    "responses": {"200": {"description": "The principal of this request"}},
+                }
+            },
+            "/api/collections": {
+                "get": {
+                    "summary": "The collections this reader may read (every one, with its grants, for an admin)",
+                    "responses": {"200": {"description": "{collections: [{id, name, public, articles, ...}]}"}},
+                }
+            },
+            "/api/collections/{name}/articles": {
+                "post": {
+                    "summary": "Move articles into a collection (editors: ids they may read; admins: a source too)",
+                    "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
+                    "requestBody": {
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {
+                                        "ids": {"type": "array", "items": {"type": "integer"}},
+                                        "source": {"type": "string"},
+                                    },
+                                }
+                            }
+                        }
+                    },
+                    "responses": {
+                        "200": {"description": "{collection, moved}"},
+                        "400": {"description": "A bad body, or a missing CSRF token (X-CSRF-Token) from a browser"},
+                        "403": {"description": "Editors and admins only; a read token changes nothing"},
+                        "404": {"description": "No such collection that you may read"},
+                    },
+                }
+            },
+            "/api/audit": {
+                "get": {
+                    "summary": "The audit log, newest first (admins; an admin token)",
+                    "parameters": [
+                        _param("limit", "At most this many events", {"type": "integer", "minimum": 1, "maximum": 1000}),
+                        _param("before", "Only events before this event id (the next page)", {"type": "integer"}),
+                    ],
+                    "responses": {
+                        "200": {"description": "{events: [{id, at, actor, address, action, target, detail}]}"}
+                    },
+                }
+            },
+            "/api/status": {
+                "get": {
+                    "summary": "What the ingester is doing and has done, and who may read the archive (admins)",
+                    "responses": {"200": {"description": "Ingest status with `access`: {mode, note}"}},
+                }
+            },
             "/healthz": {
                 "get": {
                     "summary": "Health: the database and the index are reachable",
@@ -244,7 +299,19 @@ def openapi_document() -> dict:
                 }
             },
         },
+        "security": [{}, {"bearer": []}],
         "components": {
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "In login mode (NEWSARCHIVE_ACCESS=login): an API token (`newsarchive tokens "
+                    "create`, or the account page), `Authorization: Bearer na_...`. Without one, a request reads "
+                    "only public collections; a missing, expired or revoked token is a 401. Every answer (hits, "
+                    "totals, facets, histogram, suggestions, related articles, versions, exports) holds only "
+                    "articles the token's user may read, and an article they may not read is a 404.",
+                }
+            },
             "schemas": {
                 "Error": {
                     "type": "object",
@@ -428,6 +495,6 @@ def openapi_document() -> dict:
                         "version_time": {"type": "string", "nullable": True},
                     },
                 },
-            }
+            },
         },
     }
