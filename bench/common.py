@@ -151,8 +151,8 @@ class Server:
                     ) from None
                 time.sleep(0.2)
 
-    def client(self) -> "Client":
-        return Client(self.port)
+    def client(self, headers: Optional[dict] = None) -> "Client":
+        return Client(self.port, headers)
 
     def rss_bytes(self) -> int:
         return peak_rss_bytes(self.process.pid)
@@ -168,15 +168,16 @@ class Server:
 class Client:
     """One keep-alive HTTP connection."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, headers: Optional[dict] = None) -> None:
         self.port = port
+        self.headers = headers or {}
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
 
     def get(self, path: str, params: dict) -> tuple[int, bytes, float]:
         url = path + "?" + urllib.parse.urlencode(params, doseq=True)
         started = time.perf_counter()
         try:
-            self.conn.request("GET", url)
+            self.conn.request("GET", url, headers=self.headers)
             response = self.conn.getresponse()
             body = response.read()
         except (OSError, http.client.HTTPException):

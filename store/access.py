@@ -357,17 +357,37 @@ def token_principal(session: Session, raw: str) -> Optional[Principal]:
     if not raw or not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
         return None
     row = session.execute(
-        select(User, ApiToken).join(ApiToken, ApiToken.user_id == User.id).where(ApiToken.token_hash == _digest(raw))
+        select(
+            User.id,
+            User.name,
+            User.role,
+            User.groups,
+            User.disabled,
+            ApiToken.id.label("token_id"),
+            ApiToken.scope,
+            ApiToken.expires_at,
+            ApiToken.revoked_at,
+            ApiToken.last_used_at,
+        )
+        .join(ApiToken, ApiToken.user_id == User.id)
+        .where(ApiToken.token_hash == _digest(raw))
     ).first()
     if row is None:
         return None
-    user, token = row
     now = utcnow()
-    if token.revoked_at is not None or (token.expires_at is not None and token.expires_at < now) or user.disabled:
+    if row.revoked_at is not None or (row.expires_at is not None and row.expires_at < now) or row.disabled:
         return None
-    if token.last_used_at is None or now - token.last_used_at > dt.timedelta(minutes=1):
-        token.last_used_at = now
-    return principal_of(user, "token", token.scope, token.id)
+    if row.last_used_at is None or now - row.last_used_at > dt.timedelta(minutes=1):
+        session.execute(update(ApiToken).where(ApiToken.id == row.token_id).values(last_used_at=now))
+    return Principal(
+        user_id=row.id,
+        name=row.name,
+        role=row.role,
+        groups=_groups(row.groups),
+        via="token",
+        scope=row.scope,
+        token_id=row.token_id,
+    )
 
 
 def tokens(session: Session, user_id: Optional[int] = None) -> list[dict]:

@@ -298,15 +298,19 @@ class Archive:
         """The headline of each story's first article (its own id), or of its first readable one."""
         condition = self._readable_clause(visible)
         with self.engine.connect() as connection:
-            q = select(Article.id, Article.story_id, Article.headline).where(
-                Article.id.in_(ids) | Article.story_id.in_(ids)
-            )
-            if condition is None:
-                q = select(Article.id, Article.headline).where(Article.id.in_(ids))
-                return {r.id: r.headline for r in connection.execute(q)}
-            out: dict[int, str] = {}
-            for r in connection.execute(q.where(condition).order_by(Article.id)):
-                out.setdefault(r.story_id or r.id, r.headline)
+            q = select(Article.id, Article.headline).where(Article.id.in_(ids))
+            if condition is not None:
+                q = q.where(condition)
+            out = {r.id: r.headline for r in connection.execute(q)}
+            hidden = [i for i in ids if i not in out]
+            if hidden and condition is not None:  # a story whose first article this reader may not read
+                later = (
+                    select(Article.story_id, Article.headline)
+                    .where(Article.story_id.in_(hidden), condition)
+                    .order_by(Article.id)
+                )
+                for r in connection.execute(later):
+                    out.setdefault(r.story_id, r.headline)
             return out
 
     def export(
