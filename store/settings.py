@@ -211,6 +211,15 @@ TABLE: tuple[Setting, ...] = (
         "(they are whenever the request itself came over HTTPS)",
     ),
     Setting(
+        "proxies",
+        "int",
+        0,
+        "how many reverse proxies (nginx, a load balancer) stand in front of the server: their "
+        "X-Forwarded-For and X-Forwarded-Proto headers are then believed, so sign-in lockouts count the "
+        "reader's address and cookies are Secure behind a TLS proxy; 0 believes none",
+        minimum=0,
+    ),
+    Setting(
         "login_max_failures",
         "int",
         5,
@@ -284,6 +293,7 @@ class Settings:
     access: str  # auto, open or login (store/access.py)
     session_hours: int
     https: bool
+    proxies: int  # trusted reverse proxies in front (werkzeug's ProxyFix)
     login_max_failures: int
     login_address_max_failures: int
     login_lockout_s: int

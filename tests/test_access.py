@@ -18,8 +18,10 @@ from click.testing import CliRunner
 from sqlalchemy import delete, select, update
 
 from store import access
+from store import saved as saved_searches
 from store.db import make_engine, make_sessionmaker, upgrade
 from store.models import ApiToken, Article, AuditEvent, LoginFailure, SavedSearch, User
+from store.read import Archive
 from tests.conftest import BACKENDS, cli_env, database, ingest_into, make_settings, served
 from webapp.auth import RULES
 from webapp.cli import cli
@@ -808,3 +810,71 @@ def test_users_command_adds_lists_and_checks_names_and_passwords(settings):
             assert session.scalar(select(AuditEvent.action).where(AuditEvent.action == "user_add")) == "user_add"
     finally:
         engine.dispose()
+
+
+def test_an_editor_moves_only_articles_they_may_read_into_collections_they_may_read(archive):
+    app, settings, ids = archive
+    eddie = signed_in(app, "eddie")
+    headers = {"X-CSRF-Token": csrf_of(eddie)}
+    harbour, zorblatt = ids[MAIN[1]["headline"]], ids[EMBARGO[0]["headline"]]
+    try:
+        moved = eddie.post("/api/collections/press/articles", json={"ids": [harbour, zorblatt]}, headers=headers)
+        assert moved.status_code == 200 and moved.get_json() == {"collection": "press", "moved": 1}
+        assert app.test_client().get("/api/search?q=cranes").get_json()["total"] == 1  # public now
+        assert app.test_client().get("/api/search?q=zorblatt").get_json()["total"] == 0  # not his to move
+        hidden = eddie.post("/api/collections/embargo/articles", json={"ids": [harbour]}, headers=headers)
+        assert hidden.status_code == 404  # a collection he may not read is not there for him
+        whole = eddie.post("/api/collections/press/articles", json={"source": "Reuters"}, headers=headers)
+        assert whole.status_code == 400 and "admin" in whole.get_json()["error"]["message"]
+        assert (
+            signed_in(app, "rita").post("/api/collections/press/articles", json={"ids": [harbour]}).status_code == 403
+        )
+    finally:
+        back = eddie.post("/api/collections/main/articles", json={"ids": [harbour]}, headers=headers)
+        assert back.get_json()["moved"] == 1
+    assert app.test_client().get("/api/search?q=cranes").get_json()["total"] == 0
+
+
+def test_alerts_tell_each_owner_only_what_they_may_read(settings, tmp_path):
+    settings = make_settings(settings.home, settings.database_url, access="login", login_failure_delay_ms=0)
+    upgrade(settings)
+    engine = make_engine(settings)
+    with make_sessionmaker(engine).begin() as session:
+        dora = access.add_user(session, "dora", PASSWORD, "reader", ["desk"])
+        rita = access.add_user(session, "rita", PASSWORD, "reader")
+        access.create_collection(session, "embargo", grants=("group:desk",))
+        owners = {"dora": access.principal_of(dora, "session"), "rita": access.principal_of(rita, "session")}
+    engine.dispose()
+    ingest_into(settings, [_write(tmp_path / "main", MAIN)], expected=len(MAIN))
+    reader = Archive(settings)
+    try:
+        for name, owner in owners.items():
+            saved_searches.save(reader, name, saved_searches.request_of("q=zorblatt OR bridge"), owner)
+        ingest_into(settings, [_write(tmp_path / "later", EMBARGO[:1], "embargo")], expected=1)
+        ingest_into(settings, [_write(tmp_path / "later-main", PRESS[:1])], expected=1)
+        told = {saved.name: [m["headline"] for m in matches] for saved, matches in saved_searches.alerts(reader)}
+    finally:
+        reader.close()
+    assert told == {"dora": [EMBARGO[0]["headline"]], "rita": []}
+
+
+def test_behind_a_proxy_lockouts_count_the_readers_address(settings):
+    upgrade(settings)
+    settings = make_settings(settings.home, settings.database_url, access="login", login_failure_delay_ms=0, proxies=1)
+    engine = make_engine(settings)
+    with make_sessionmaker(engine).begin() as session:
+        access.add_user(session, "eddie", PASSWORD, "editor")
+    engine.dispose()
+    with served(settings) as app:
+        for i in range(settings.login_address_max_failures):
+            client = app.test_client()
+            client.environ_base["HTTP_X_FORWARDED_FOR"] = "203.0.113.7"
+            _try_login(client, f"guess{i}", "wrong password")
+        other = app.test_client()
+        other.environ_base["HTTP_X_FORWARDED_FOR"] = "198.51.100.2"
+        assert _try_login(other, "eddie", PASSWORD).status_code == 303  # another reader behind the same proxy
+        blocked = app.test_client()
+        blocked.environ_base["HTTP_X_FORWARDED_FOR"] = "203.0.113.7"
+        assert _try_login(blocked, "eddie", PASSWORD).status_code == 429
+        secure = app.test_client().get("/login", headers={"X-Forwarded-Proto": "https"})
+        assert "Secure" in secure.headers.get("Set-Cookie", "")

@@ -8,6 +8,7 @@ from urllib.parse import unquote_to_bytes
 
 from flask import Flask, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from search.index import IndexMissing
 from search.request import BadRequest
@@ -42,6 +43,9 @@ def create_app(settings: Optional[Settings] = None) -> Flask:
     app.register_blueprint(views.bp)
     app.register_blueprint(saved.bp)
     app.register_blueprint(auth.bp)
+    if settings.proxies:
+        n = settings.proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n, x_port=n)
     app.secret_key = saved.secret_key(settings)
     app.session_interface = auth.CookieSessions()
     app.config.update(

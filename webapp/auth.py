@@ -166,8 +166,6 @@ def check_request():
         g.principal = who = resolve_principal()
     except _Refused as refused:
         return refused.response
-    if rule in WRITES and who.via != "token":
-        check_csrf()
     if who.via == "token" and rule in WRITES and who.scope != "admin":
         return _forbidden("a read token cannot change anything; use an admin token or sign in")
     need = NEEDS.get(rule)
@@ -175,14 +173,15 @@ def check_request():
         return _unauthorised("sign in (or send an API token) to read this archive")
     if rule == FEED:
         return None  # the feed checks its owner or its secret itself
-    if need is None:
-        return None
-    if not who.signed_in:
-        return _unauthorised("sign in (or send an API token) first")
-    if need == "admin" and not who.admin:
-        return _forbidden("only an admin may use this (an admin's read token may not)")
-    if need == "editor" and not who.at_least("editor"):
-        return _forbidden("only an editor or an admin may do this")
+    if need is not None:
+        if not who.signed_in:
+            return _unauthorised("sign in (or send an API token) first")
+        if need == "admin" and not who.admin:
+            return _forbidden("only an admin may use this (an admin's read token may not)")
+        if need == "editor" and not who.at_least("editor"):
+            return _forbidden("only an editor or an admin may do this")
+    if rule in WRITES and who.via != "token":
+        check_csrf()  # a browser's request: its form (or X-CSRF-Token) must carry the session's token
     return None
 
 
