@@ -441,6 +441,19 @@ class Archive:
             article = session.scalars(q.options(selectinload(Article.captions), selectinload(Article.places))).first()
             return article_record(article, self.settings.time_zone) if article is not None else None
 
+    def original_shared(self, record: dict, visible: Optional[Readable] = None) -> bool:
+        """Whether the original file of an article (or its bundle member) may be handed to this reader: it
+        may hold other articles, and every one of them must be readable (a JSON Lines file of two sources
+        whose collections differ is not)."""
+        condition = self._readable_clause(visible)
+        if condition is None:
+            return True
+        q = select(Article.id).where(Article.original_file == record["original_file"], ~condition).limit(1)
+        if record.get("source_member"):
+            q = q.where(Article.source_member == record["source_member"])
+        with self.engine.connect() as connection:
+            return connection.execute(q).first() is None
+
     def history(self, article_id: int, limit: int = 200, visible: Optional[Readable] = None) -> Optional[dict]:
         """Every stored version of this article by its identity (itself included) that `visible` lets
         through, oldest first, with which one is searched; None when there is no such article (or it is hidden)."""

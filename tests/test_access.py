@@ -878,3 +878,26 @@ def test_behind_a_proxy_lockouts_count_the_readers_address(settings):
         assert _try_login(blocked, "eddie", PASSWORD).status_code == 429
         secure = app.test_client().get("/login", headers={"X-Forwarded-Proto": "https"})
         assert "Secure" in secure.headers.get("Set-Cookie", "")
+
+
+def test_an_original_file_holding_an_article_the_reader_may_not_read_is_not_handed_out(settings, tmp_path):
+    settings = make_settings(settings.home, settings.database_url, access="login", login_failure_delay_ms=0)
+    upgrade(settings)
+    engine = make_engine(settings)
+    with make_sessionmaker(engine).begin() as session:
+        for name, groups in (("dora", ["desk"]), ("rita", [])):
+            access.add_user(session, name, PASSWORD, "reader", groups)
+        access.create_collection(session, "embargo", grants=("group:desk",))
+        access.assign(session, "embargo", source="Quillfeather Wire")
+    engine.dispose()
+    # One file, two sources: the source rule puts one of its articles in `embargo`.
+    ingest_into(settings, [_write(tmp_path / "mixed", [MAIN[1], EMBARGO[0]])], expected=2)
+    with served(settings) as app:
+        rita, dora = signed_in(app, "rita"), signed_in(app, "dora")
+        harbour = rita.get("/api/search?q=cranes").get_json()["hits"][0]["id"]
+        assert rita.get(f"/articles/{harbour}").status_code == 200
+        assert "Download the original" not in rita.get(f"/articles/{harbour}").get_data(as_text=True)
+        assert rita.get(f"/articles/{harbour}/original").status_code == 404
+        assert "Download the original" in dora.get(f"/articles/{harbour}").get_data(as_text=True)
+        original = dora.get(f"/articles/{harbour}/original")
+        assert original.status_code == 200 and b"Zorblatt" in original.data

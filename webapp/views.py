@@ -131,7 +131,7 @@ def article(article_id: int):
     record = archive.article(article_id, seen)
     if record is None:
         abort(404)
-    original = original_file(record)
+    original = original_file(record) if archive.original_shared(record, seen) else None
     return render_template(
         "article.html",
         article=record,
@@ -167,10 +167,11 @@ def original_file(record: dict) -> Optional[Path]:
 def original(article_id: int):
     """The original file an article was read from, as a download (never shown inline: it may be HTML)."""
     archive = get_archive()
-    record = archive.article(article_id, visible())
-    path = original_file(record) if record is not None else None
+    seen = visible()
+    record = archive.article(article_id, seen)
+    path = original_file(record) if record is not None and archive.original_shared(record, seen) else None
     if path is None:
-        abort(404)
+        abort(404)  # no such article for this reader, or its file also holds articles they may not read
     audit("original", f"article:{article_id}", record.get("source_member") or path.name)
     member = record.get("source_member")
     if member:
