@@ -115,6 +115,8 @@ def main() -> int:
                 params = {"q": q, "year": ["2008", "2011"]} if i % 2 else {"q": q}
                 for name, client in clients.items():
                     status, body, seconds = client.get("/api/search", params)
+                    if status == 599:  # the server closed a keep-alive connection left idle: ask again
+                        status, body, seconds = client.get("/api/search", params)
                     if status != 200:
                         raise RuntimeError(f"{name} {q!r}: HTTP {status}: {body[:200]!r}")
                     if round_number:

@@ -137,7 +137,6 @@ def upgrade() -> None:
 
     with op.batch_alter_table("articles") as batch:
         batch.add_column(sa.Column("collection_id", sa.Integer(), server_default="1", nullable=False))
-        batch.create_index(batch.f("ix_articles_collection_id"), ["collection_id"])
     with op.batch_alter_table("saved_searches") as batch:
         batch.add_column(sa.Column("owner_id", sa.Integer(), nullable=True))
         batch.add_column(sa.Column("shared_group", sa.String(length=100), nullable=True))
@@ -156,7 +155,6 @@ def downgrade() -> None:
         batch.drop_column("shared_group")
         batch.drop_column("owner_id")
     with op.batch_alter_table("articles") as batch:
-        batch.drop_index(batch.f("ix_articles_collection_id"))
         batch.drop_column("collection_id")
     for table in (
         "audit_events",
