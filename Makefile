@@ -45,6 +45,7 @@ bench: $(VENV)/.test-installed
 	$(BIN)/python -m bench.speed --articles $(BENCH_ARTICLES)
 	$(BIN)/python -m bench.profile --articles $(BENCH_ARTICLES) --label after
 	$(BIN)/python -m bench.load
+	$(BIN)/python -m bench.access --articles $(BENCH_ARTICLES)
 	$(BIN)/python bench/extract.py --compare
 	$(BIN)/python -m bench.metadata
 	$(BIN)/python -m bench.stories.measure
