@@ -41,6 +41,16 @@ SEEDS = ROOT / "seeds"
 SEED_FILE = SEEDS / "000_17250181ba4e98be.txt"
 CORPUS = Path(os.environ.get("NEWSARCHIVE_CORPUS") or ROOT.parent / "shared" / "corpus")
 POSTGRES_ADMIN_URL = os.environ.get("NEWSARCHIVE_TEST_POSTGRES") or "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+# How much of each sampled test runs (killed ingesters, generated requests and query trees): `make test` on a
+# machine runs half (NEWSARCHIVE_TEST_SCALE=0.5, its default) to stay quick; `.ci/run` runs all of it (1).
+SCALE = float(os.environ.get("NEWSARCHIVE_TEST_SCALE") or 0.5)
+
+
+def scaled(count: int) -> int:
+    """`count` samples at the suite's SCALE (at least one)."""
+    return max(1, round(count * SCALE))
+
+
 BACKENDS = [
     b.strip() for b in (os.environ.get("NEWSARCHIVE_TEST_BACKENDS") or "sqlite,postgresql").split(",") if b.strip()
 ]

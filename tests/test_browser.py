@@ -20,6 +20,13 @@ from .builders import FIRST, REWRITE, WRITE_THROUGH, ingest, ingest_generated, s
 from .conftest import ROOT, SEED_FILE, cli_env, ingest_into
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def database_url():
+    """The browser drives the pages, which read the same Archive on either store: SQLite alone here (every
+    storage test runs on both backends)."""
+    return None
 CHROMIUM = os.environ.get("NEWSARCHIVE_CHROMIUM", "/usr/bin/chromium")
 
 

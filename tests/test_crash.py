@@ -28,12 +28,13 @@ from store.db import make_engine, make_sessionmaker
 from store.models import Article, IngestFile
 from store.read import Archive
 
-from .conftest import ROOT, cli_env
+from .conftest import ROOT, cli_env, scaled
 
 pytestmark = pytest.mark.slow
-# Kills per run of the test; NEWSARCHIVE_TEST_KILLS=100 for a longer soak. Each kill lands at a random point
-# after the ingester has started (its imports take about a second), so each one cuts off real work.
-KILLS = int(os.environ.get("NEWSARCHIVE_TEST_KILLS") or 10)
+# Kills per run of the test (10 in CI, 5 in `make test`: see conftest.SCALE); NEWSARCHIVE_TEST_KILLS=100 for a
+# longer soak. Each kill lands at a random point after the ingester has started (its imports take about a
+# second), so each one cuts off real work.
+KILLS = int(os.environ.get("NEWSARCHIVE_TEST_KILLS") or scaled(10))
 
 
 def fill_inbox(inbox, rng, round_no):

@@ -46,6 +46,8 @@ from search.query import (
 from search.request import SearchRequest
 from search.schema import DEFAULT_FIELDS, MISSING_TS, CaptionFields, IndexDocument, day_number
 
+from .conftest import scaled
+
 pytestmark = pytest.mark.skipif(not internals.FAST, reason="the fast paths are off on this Whoosh version")
 
 # A vocabulary with a few very common words (so their posting lists span several blocks) and a long tail.
@@ -245,14 +247,14 @@ def test_generated_query_trees_match_whoosh(searcher, cache, docs):
     assert isinstance(view.engine, NumpyEngine)
     reference = WhooshEngine(searcher)
     nonempty = 0
-    for n in range(1400):
+    for n in range(scaled(1400)):
         tree = random_tree(rng, docs)
         ids, scores = view.evaluate(tree)
         expected_ids, expected_scores = reference.evaluate(tree)
         assert ids.tolist() == expected_ids.tolist(), (n, tree)
         np.testing.assert_allclose(scores, expected_scores, rtol=1e-6, atol=1e-9, err_msg=f"{n}: {tree}")
         nonempty += bool(ids.size)
-    assert nonempty > 800  # the generator makes queries that match, not only empty ones
+    assert nonempty > scaled(800)  # the generator makes queries that match, not only empty ones
 
 
 # -- generated search requests ---------------------------------------------------------------------------
@@ -507,7 +509,7 @@ class Reference:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("part", [0, 1])  # 2 x 300 requests: two parts that pytest-xdist runs side by side
+@pytest.mark.parametrize("part", [0, 1])  # 2 x 300 requests in CI (half in `make test`), side by side
 def test_generated_requests_answer_as_plain_whoosh_does(searcher, cache, docs, index_docs, part):
     rng = random.Random(11 + part)
 
@@ -523,7 +525,7 @@ def test_generated_requests_answer_as_plain_whoosh_does(searcher, cache, docs, i
     ours_searcher = ArchiveSearcher(searcher, cache, "numpy", texts)
     reference = Reference(searcher, texts)
     relaxed_seen = filtered_seen = 0
-    for n in range(300):
+    for n in range(scaled(300)):
         request = random_request(rng, docs)
         request.facet_size = 200
         found = ours_searcher.search(request)
@@ -538,7 +540,7 @@ def test_generated_requests_answer_as_plain_whoosh_does(searcher, cache, docs, i
             assert {f["value"]: f["count"] for f in found.facets[facet]} == counts, f"{context} facet {facet}"
         relaxed_seen += relaxed
         filtered_seen += bool(request.filters or request.date_from)
-    assert relaxed_seen > 15 and filtered_seen > 75
+    assert relaxed_seen > scaled(15) and filtered_seen > scaled(75)
 
 
 def assert_same_ranking(ours, theirs, context, by_score):

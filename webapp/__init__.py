@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Optional
 from urllib.parse import unquote_to_bytes
 
 from flask import Flask, request
 from werkzeug.exceptions import HTTPException
-from werkzeug.middleware.proxy_fix import ProxyFix
 
 from search.index import IndexMissing
 from search.request import BadRequest
@@ -17,7 +15,6 @@ from store.read import Archive
 from store.settings import Settings
 
 from . import api, auth, saved, views
-from .context import principal
 from .errors import error_response as _error
 
 SECURITY_HEADERS = {
@@ -43,21 +40,8 @@ def create_app(settings: Optional[Settings] = None) -> Flask:
     app.register_blueprint(views.bp)
     app.register_blueprint(saved.bp)
     app.register_blueprint(auth.bp)
-    if settings.proxies:
-        n = settings.proxies
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n, x_port=n)
     app.secret_key = saved.secret_key(settings)
-    app.session_interface = auth.CookieSessions()
-    app.config.update(
-        SESSION_COOKIE_NAME="newsarchive_session",
-        SESSION_COOKIE_HTTPONLY=True,
-        SESSION_COOKIE_SAMESITE="Lax",
-        SESSION_COOKIE_SECURE=settings.https,
-        PERMANENT_SESSION_LIFETIME=dt.timedelta(hours=settings.session_hours),
-    )
-    app.jinja_env.globals["csrf_token"] = auth.csrf_token
-    app.jinja_env.globals["principal"] = principal
-    app.jinja_env.globals["login_mode"] = settings.login_required
+    auth.configure(app, settings)
     app.jinja_env.filters["human_date"] = lambda value: human_date(value, settings.time_zone) if value else ""
 
     @app.after_request
@@ -78,18 +62,7 @@ def create_app(settings: Optional[Settings] = None) -> Flask:
                 "encode the query as UTF-8",
             ) from None
 
-    @app.before_request
-    def _check_access():
-        return auth.check_request()
-
-    @app.after_request
-    def _private(response):
-        # Answers depend on who asked: no shared cache may keep one for another reader.
-        if settings.login_required:
-            response.headers.setdefault("Cache-Control", "private, no-cache")
-            response.vary.add("Cookie")
-            response.vary.add("Authorization")
-        return response
+    app.before_request(auth.check_request)  # after the encoding check: who is asking, and may they
 
     @app.errorhandler(BadRequest)
     def _bad_request(exc: BadRequest):

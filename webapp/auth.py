@@ -16,6 +16,7 @@ In `open` mode every request is everyone's (Principal OPEN) and every rule passe
 
 from __future__ import annotations
 
+import datetime as dt
 import ipaddress
 import secrets
 import time
@@ -25,6 +26,7 @@ from urllib.parse import urlsplit
 from flask import Blueprint, abort, g, jsonify, redirect, render_template, request, session, url_for
 from flask.sessions import SecureCookieSessionInterface
 from sqlalchemy import select
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from search.request import BadRequest
 from store import access
@@ -86,6 +88,31 @@ NEEDS = {
     ADMIN: "admin",
     WRITE_ADMIN: "admin",
 }
+
+
+def configure(app, settings) -> None:
+    """The app's sessions, cookies and proxies, and what its templates know of who is asking."""
+    if settings.proxies:
+        n = settings.proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n, x_port=n)
+    app.session_interface = CookieSessions()
+    app.config.update(
+        SESSION_COOKIE_NAME="newsarchive_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=settings.https,
+        PERMANENT_SESSION_LIFETIME=dt.timedelta(hours=settings.session_hours),
+    )
+    app.jinja_env.globals.update(csrf_token=csrf_token, principal=principal, login_mode=settings.login_required)
+
+    @app.after_request
+    def _private(response):
+        # Answers depend on who asked: no shared cache may keep one for another reader.
+        if settings.login_required:
+            response.headers.setdefault("Cache-Control", "private, no-cache")
+            response.vary.add("Cookie")
+            response.vary.add("Authorization")
+        return response
 
 
 class CookieSessions(SecureCookieSessionInterface):
