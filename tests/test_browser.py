@@ -27,6 +27,8 @@ def database_url():
     """The browser drives the pages, which read the same Archive on either store: SQLite alone here (every
     storage test runs on both backends)."""
     return None
+
+
 CHROMIUM = os.environ.get("NEWSARCHIVE_CHROMIUM", "/usr/bin/chromium")
 
 
