@@ -521,7 +521,9 @@ class ArchiveSearcher:
         all_words = int(np.count_nonzero(every & _combined(filters, n)))
         if match == MATCH_URL or len(words) == 1:
             return _Matched(every, scores, None, match, spelling=spelling, all_words=all_words)
-        phrase = self._phrase_mask(parsed.runs, every, scores, n) if rank else None
+        # The phrase check's best articles are among those the request may see (hidden ones take no places).
+        visible_every = every if self._visible is None else every & self._visible
+        phrase = self._phrase_mask(parsed.runs, visible_every, scores, n) if rank else None
         if all_words >= per_page:
             return _Matched(every, scores, None, MATCH_ALL, phrase, spelling, all_words)
         return _Matched(allowed & held, scores, tiers, MATCH_MOST, phrase, spelling, all_words)
