@@ -399,6 +399,7 @@ def login_server(migrated, tmp_path):
     with make_sessionmaker(engine).begin() as session:
         access.add_user(session, "dora", PASSWORD, "reader", ["desk"])
         access.add_user(session, "rita", PASSWORD, "reader")
+        access.add_user(session, "ada", PASSWORD, "admin")
         access.create_collection(session, "embargo", grants=("group:desk",))
     engine.dispose()
     for name, items, collection in (("main", [FIRST], None), ("embargo", [ZORBLATT], "embargo")):
@@ -452,6 +453,19 @@ def test_sign_in_search_a_restricted_collection_and_sign_out_at_desktop_and_phon
             sign_in("rita")
             assert "Zorblatt merger" not in page.inner_text("main")
             assert page.locator(".hit").count() == 0
+            page.goto(login_server + "/account")  # her tokens: make one, see it once
+            page.fill("#token-name", "my script")
+            page.click(".token-form button")
+            assert page.inner_text(".new-token code.token").startswith("na_")
+            assert _no_overflow(page) and _serious_violations(page) == [], (width, "account")
+            page.click("header button:text-is('Sign out')")
+            page.wait_for_url("**/login")
+
+            sign_in("ada")  # the admin page: collections, users, tokens and the audit log
+            page.goto(login_server + "/admin")
+            assert "group:desk" in page.inner_text(".admin") and "token_create" in page.inner_text(".admin")
+            assert _no_overflow(page) and _serious_violations(page) == [], (width, "admin")
+            page.screenshot(path=str(SHOTS / f"{width}-admin.png"), full_page=True)
             page.click("header button:text-is('Sign out')")
             page.wait_for_url("**/login")
             context.close()
