@@ -17,7 +17,7 @@ from store import access
 from store.db import make_engine, make_sessionmaker
 
 from .builders import FIRST, REWRITE, WRITE_THROUGH, ingest, ingest_generated, start_long_ingest, wire_records
-from .conftest import ROOT, SEED_FILE, cli_env, ingest_into
+from .conftest import ROOT, SEED_FILE, cli_env, ingest_into, scaled
 
 pytestmark = pytest.mark.browser
 
@@ -360,7 +360,7 @@ def test_reading_and_watching_at_desktop_and_phone_width(server, sample_archive,
 
             # The status page while a file is read, then what became of it.
             big = tmp_path / f"wire-{width}.jsonl"
-            big.write_text(wire_records(6000, bad_every=1000).replace("Harbour", f"Harbour {width}"))
+            big.write_text(wire_records(scaled(6000), bad_every=1000).replace("Harbour", f"Harbour {width}"))
             process = start_long_ingest(sample_archive, big)
             try:
                 deadline = time.monotonic() + 60
