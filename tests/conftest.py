@@ -146,6 +146,11 @@ def database_url(request) -> Iterator[Optional[str]]:
         yield url
 
 
+# The slowest process-level tests (killed ingesters) run on every backend in CI (SCALE 1) and on the first
+# one in `make test`; a module opts in by overriding `database_url` with `sampled_database_url`.
+SAMPLED_BACKENDS = BACKENDS if SCALE >= 1 else BACKENDS[:1]
+
+
 @pytest.fixture
 def settings(tmp_path, database_url) -> Settings:
     """Settings for an archive under tmp_path, ignoring the caller's NEWSARCHIVE_* variables."""

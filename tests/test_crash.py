@@ -28,13 +28,20 @@ from store.db import make_engine, make_sessionmaker
 from store.models import Article, IngestFile
 from store.read import Archive
 
-from .conftest import ROOT, cli_env, scaled
+from .conftest import ROOT, SAMPLED_BACKENDS, cli_env, database, scaled
 
 pytestmark = pytest.mark.slow
 # Kills per run of the test (10 in CI, 5 in `make test`: see conftest.SCALE); NEWSARCHIVE_TEST_KILLS=100 for a
 # longer soak. Each kill lands at a random point after the ingester has started (its imports take about a
 # second), so each one cuts off real work.
 KILLS = int(os.environ.get("NEWSARCHIVE_TEST_KILLS") or scaled(10))
+
+
+@pytest.fixture(params=SAMPLED_BACKENDS)
+def database_url(request):
+    """Every backend in CI; the first (SQLite) alone in `make test`, where these are the slowest tests."""
+    with database(request.param) as url:
+        yield url
 
 
 def fill_inbox(inbox, rng, round_no):
