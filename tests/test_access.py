@@ -615,6 +615,14 @@ def test_sessions_rotate_at_sign_in_end_at_sign_out_and_when_an_account_is_disab
     assert answer.status_code == 303
     assert csrf_of(client) != before  # a new session: the old token (and anything else) is gone
     assert client.get("/api/me").get_json()["user"] == "rita"
+    with client.session_transaction() as kept:
+        first = dict(kept)
+    again = client.post("/login", data={"name": "rita", "password": PASSWORD, "csrf_token": csrf_of(client)})
+    assert again.status_code == 303 and client.get("/api/me").get_json()["user"] == "rita"
+    stale = app.test_client()  # the session before the second sign-in is over, even with its cookie
+    with stale.session_transaction() as replayed:
+        replayed.update(first)
+    assert stale.get("/api/me").get_json()["user"] is None
     assert client.post("/logout", data={"csrf_token": csrf_of(client)}).status_code == 303
     assert client.get("/api/me").get_json()["user"] is None
     assert client.get("/saved").status_code == 303  # to the sign-in page

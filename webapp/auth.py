@@ -269,6 +269,7 @@ def login():
     with archive.sessions.begin() as db:
         result = access.login(db, name, password, client_address(), settings)
         if result.user is not None:
+            access.end_session(db, session.get("sid", ""))  # a sign-in over another ends the one before
             raw = access.start_session(db, result.user, settings.session_hours)
             access.record(db, access.principal_of(result.user, "session"), "login", address=client_address())
     if result.user is None:
