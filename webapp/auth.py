@@ -189,6 +189,8 @@ def check_request():
         if rule in WRITES and request.endpoint != "auth.login":
             check_csrf()
         return None
+    if request.endpoint == "static":
+        return None  # a stylesheet or icon: nobody to look up
     try:
         g.principal = who = resolve_principal()
     except _Refused as refused:
