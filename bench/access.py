@@ -38,19 +38,16 @@ from .common import (
     reuters_lines,
     today,
     update_benchmarks,
-    write_feed,
+    write_parts,
 )
 
 PASSWORD = "bench password 1"
-PART_LINES = 27_000
 
 
 def build(home: Path, articles: int, workdir: Path) -> None:
     lines = list(reuters_lines(articles))
     feed = workdir / "feed"
-    feed.mkdir(parents=True, exist_ok=True)
-    for part, start in enumerate(range(0, len(lines), PART_LINES), start=1):
-        write_feed(feed / f"part-{part:02}.jsonl.gz", lines[start : start + PART_LINES])
+    write_parts(feed, lines)
     print(f"ingesting {len(lines):,} Reuters articles ...", flush=True)
     summary, seconds, _, _ = ingest_watching_memory(feed, home)
     print(f"  {summary['ingested']:,} articles in {seconds:.0f} s", flush=True)

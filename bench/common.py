@@ -59,6 +59,16 @@ def write_feed(path: Path, lines, *, compress: bool = True) -> int:
     return count
 
 
+PART_LINES = 27_000  # lines per file when a benchmark splits Reuters lines into a feed, as the corpus comes
+
+
+def write_parts(feed: Path, lines: list) -> None:
+    """`lines` as gzipped JSON Lines files of at most PART_LINES lines each in the folder `feed`."""
+    feed.mkdir(parents=True, exist_ok=True)
+    for part, start in enumerate(range(0, len(lines), PART_LINES), start=1):
+        write_feed(feed / f"part-{part:02}.jsonl.gz", lines[start : start + PART_LINES])
+
+
 def headline_queries(count: int = 96, seed: int = 20061020, sample: int = 20000) -> list[str]:
     """One- and two-word queries drawn from Reuters headlines (half each), fixed by the seed."""
     rng = random.Random(seed)

@@ -39,12 +39,11 @@ from .common import (
     reuters_lines,
     today,
     update_benchmarks,
-    write_feed,
+    write_parts,
 )
 
 # -- ingestion ---------------------------------------------------------------------------------------
 
-PART_LINES = 27_000
 BBC = CORPUS / "bbc-news" / "bbc"
 
 
@@ -220,9 +219,7 @@ def main() -> int:
     lines = list(reuters_lines(args.articles))
     # Files of at most 27,000 lines, as the corpus itself comes (each well under max_file_bytes).
     feed = workdir / "feed"
-    feed.mkdir()
-    for part, start in enumerate(range(0, len(lines), PART_LINES), start=1):
-        write_feed(feed / f"part-{part:02}.jsonl.gz", lines[start : start + PART_LINES])
+    write_parts(feed, lines)
     records = [json.loads(line) for line in lines]
     raw_text_bytes = sum(len((r.get("title") or "").encode()) + len((r.get("body") or "").encode()) for r in records)
     print(f"{len(records):,} Reuters articles, {raw_text_bytes / 1e6:.0f} MB of headline and body text", flush=True)
