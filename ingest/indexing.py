@@ -181,6 +181,9 @@ class IndexFeeder:
             self._writer.delete_by_term("id", str(article_id))
             self._file_ids.append(article_id)
 
+    def before_commit(self, session: Session) -> None:
+        """The file's transaction is about to commit (the PostgreSQL backend writes the index in it)."""
+
     def file_committed(self, ingest_file_id: int) -> None:
         """The file's rows (those stored so far) are committed: its documents may now be committed with the
         index. Only the articles added here are marked indexed at commit: rows an interrupted run of the
@@ -237,6 +240,71 @@ class IndexFeeder:
                 if self._rebuild_all:
                     _set_indexed(self.sessions, False)
             self._rebuild_all = False
+
+
+class PgIndexFeeder(IndexFeeder):
+    """The feeder of the PostgreSQL search backend (store/pgindex.py): a file's documents (or a slice's)
+    are kept until its transaction is about to commit, then written to the index and published in that
+    same transaction (`before_commit`), with its rows marked indexed: once the articles commit they are
+    searchable everywhere, and nothing is left pending. The index's lock is the transaction's own
+    (`pg_advisory_xact_lock`), taken only then."""
+
+    def __init__(self, sessions: sessionmaker, index, *, procs: int = 1, memory_mb: int = 256, **_) -> None:
+        super().__init__(sessions, index, procs=procs, memory_mb=memory_mb)
+        self._docs: list[IndexDocument] = []
+        self._removed: list[int] = []
+        self._parallel = False
+        self._change = None
+
+    @property
+    def pending_docs(self) -> int:
+        return len(self._docs) + len(self._removed)
+
+    def add(self, docs: list[IndexDocument], *, parallel: bool) -> None:
+        self._docs.extend(docs)
+        self._parallel = self._parallel or parallel
+
+    def remove(self, ids: list[int]) -> None:
+        self._removed.extend(ids)
+
+    def before_commit(self, session: Session) -> None:
+        """Write the file's documents to the index in `session`'s transaction, about to commit."""
+        if not self._docs and not self._removed:
+            return
+        procs = self.procs if self._parallel and len(self._docs) >= PARALLEL_MIN_DOCS else 1
+        change = self._change = self.index.change(procs, self.memory_mb, conn=session.connection())
+        try:
+            for article_id in self._removed:
+                change.writer.delete_by_term("id", str(article_id))
+            for doc in self._docs:
+                change.writer.add_document(**doc.fields())
+            if change.fresh:  # a new index: every other article has to be written to it (sync_pending)
+                session.execute(update(Article).values(indexed=False))
+            change.publish(session.connection())
+            ids = [doc.id for doc in self._docs] + self._removed
+            for start in range(0, len(ids), _MARK_CHUNK):
+                session.execute(
+                    update(Article).where(Article.id.in_(ids[start : start + _MARK_CHUNK])).values(indexed=True)
+                )
+        except BaseException:
+            self.file_failed()
+            raise
+
+    def file_committed(self, ingest_file_id: int) -> None:
+        change, self._change = self._change, None
+        self._docs, self._removed, self._parallel = [], [], False
+        if change is not None:
+            change.done()
+
+    def file_failed(self) -> None:
+        change, self._change = self._change, None
+        self._docs, self._removed, self._parallel = [], [], False
+        if change is not None:
+            change.abandon()
+
+    def commit(self) -> int:
+        self.file_failed()  # every file's documents were published with its rows; nothing is left
+        return 0
 
 
 def iter_all_docs(

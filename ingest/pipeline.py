@@ -30,8 +30,8 @@ from typing import Callable, Iterable, Optional
 
 from tqdm import tqdm
 
-from search.index import ArchiveIndex
 from store.db import make_engine, make_sessionmaker
+from store.pgindex import open_index
 from store.settings import Settings, SettingsError
 
 from . import indexing
@@ -88,7 +88,7 @@ class Ingester:
         settings.ensure_dirs()
         self.engine = engine or make_engine(settings, writer=True)
         self.sessions = make_sessionmaker(self.engine)
-        self.index = ArchiveIndex(settings.index_dir)
+        self.index = open_index(settings, self.engine)
         self.store = ArticleStore()
         self.limits = Limits(settings.max_unpacked_bytes, settings.max_record_bytes)
         try:
@@ -157,7 +157,8 @@ class Ingester:
 
     def feeder(self) -> indexing.IndexFeeder:
         """An index feeder for one run (commit it at the end)."""
-        return indexing.IndexFeeder(
+        feeder = indexing.PgIndexFeeder if self.settings.search_backend == "postgres" else indexing.IndexFeeder
+        return feeder(
             self.sessions, self.index, procs=self.settings.index_procs, memory_mb=self.settings.index_memory_mb
         )
 

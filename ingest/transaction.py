@@ -97,6 +97,8 @@ class FileTransaction:
             self.feeder.remove(done.removed)
         if self.sliced and time.monotonic() - self._slice_started >= SLICE_SECONDS:
             row.articles_ingested = self.before + self.result.articles  # with what a killed run stored
+            if self.feeder is not None:
+                self.feeder.before_commit(self.session)
             self.session.commit()
             if self.feeder is not None:
                 self.feeder.file_committed(row.id)
@@ -120,6 +122,8 @@ class FileTransaction:
         row.reason = f"{len(result.errors)} bad record(s) skipped" if result.errors else None
         row.finished_at = utcnow()
         result.stored_path = row.stored_path
+        if self.feeder is not None:
+            self.feeder.before_commit(self.session)
         self.session.commit()
         if self.feeder is not None:
             self.feeder.file_committed(row.id)

@@ -287,3 +287,35 @@ class AuditEvent(Base):
     action: Mapped[str] = mapped_column(String(40))
     target: Mapped[Optional[str]] = mapped_column(Text)
     detail: Mapped[Optional[str]] = mapped_column(Text)
+
+
+class SearchIndexState(Base):
+    """One row, with the PostgreSQL search backend (store/pgindex.py): the live index's generation and the
+    number of its last commit (its Whoosh TOC), and the schema version it was built under."""
+
+    __tablename__ = "search_index_state"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    generation: Mapped[int] = mapped_column(BigInteger)
+    toc: Mapped[int] = mapped_column(Integer)
+    schema_version: Mapped[int] = mapped_column(Integer)
+    changed_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class SearchIndexFile(Base):
+    """A file of the search index (PostgreSQL backend): written once, never changed, kept in parts."""
+
+    __tablename__ = "search_index_files"
+    generation: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    size: Mapped[int] = mapped_column(BigInteger)
+    sha256: Mapped[str] = mapped_column(String(64))
+
+
+class SearchIndexPart(Base):
+    """Up to PART_BYTES of one index file (a bytea value is at most 1 GB; parts keep reads and writes small)."""
+
+    __tablename__ = "search_index_parts"
+    generation: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    part: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data: Mapped[bytes] = mapped_column(LargeBinary)

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from search.columns import SegmentCache
 from search.highlight import best_snippet, find_matches, snippet
-from search.index import ArchiveIndex, IndexMissing, empty_index
+from search.index import IndexMissing, empty_index
 from search.languages import DEFAULT_LANGUAGE
 from search.parse import analyse
 from search.query import AnswerCache, ArchiveSearcher, Visibility
@@ -33,6 +33,7 @@ from .access import OPEN, Principal
 from .db import make_engine, make_sessionmaker
 from .display import human_date
 from .models import Article, Caption, Place, Source, article_places
+from .pgindex import open_index
 from .settings import Settings
 from .stats import sql_counts
 
@@ -133,7 +134,7 @@ class Archive:
         self.settings = settings
         self.engine = engine or make_engine(settings)
         self.sessions = make_sessionmaker(self.engine)
-        self.index = ArchiveIndex(settings.index_dir)
+        self.index = open_index(settings, self.engine)
         self.cache = SegmentCache(postings_cache_bytes=settings.search_cache_mb * 1024 * 1024)
         self.answers = AnswerCache(entries=settings.search_answers)
         self.collections = CollectionMap(self.engine)

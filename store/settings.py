@@ -108,7 +108,8 @@ TABLE: tuple[Setting, ...] = (
         "index_dir",
         "path",
         lambda s: s["home"] / "index",
-        "the Whoosh index (generations `gen-*` and the `current` link)",
+        "the Whoosh index (generations `gen-*` and the `current` link); with the `postgres` search backend, "
+        "this machine's copy of the index kept in PostgreSQL (`pg-*`, rebuilt from it whenever missing)",
         shown_default="$NEWSARCHIVE_HOME/index",
     ),
     Setting(
@@ -257,6 +258,15 @@ TABLE: tuple[Setting, ...] = (
         choices=("auto", "numpy", "whoosh"),
     ),
     Setting(
+        "search_backend",
+        "choice",
+        "whoosh",
+        "where the search index lives: `whoosh` (a folder, `NEWSARCHIVE_INDEX_DIR`, written after each file's "
+        "articles commit) or `postgres` (in the PostgreSQL database, written in the same transaction as the "
+        "articles; each machine keeps a copy in `NEWSARCHIVE_INDEX_DIR`); needs a PostgreSQL database URL",
+        choices=("whoosh", "postgres"),
+    ),
+    Setting(
         "time_zone",
         "zone",
         "UTC",
@@ -300,6 +310,7 @@ class Settings:
     login_failure_delay_ms: int
     export_max_rows: int
     search_engine: str  # auto, numpy or whoosh (search/engine.py)
+    search_backend: str  # whoosh or postgres (store/pgindex.py)
     time_zone: str  # an IANA zone name: where pages show times (store/display.py)
 
     @property
@@ -335,6 +346,12 @@ class Settings:
             if setting.kind == "path" and value is not None:
                 value = Path(value).expanduser().resolve()
             values[setting.name] = value
+        if values["search_backend"] == "postgres" and not str(values["database_url"]).startswith("postgresql"):
+            raise SettingsError(
+                "NEWSARCHIVE_SEARCH_BACKEND=postgres keeps the search index in PostgreSQL: set "
+                "NEWSARCHIVE_DATABASE_URL to a PostgreSQL database (postgresql+psycopg://user@host/db), "
+                "or NEWSARCHIVE_SEARCH_BACKEND=whoosh"
+            )
         return cls(**values)
 
     def ensure_dirs(self) -> None:

@@ -9,6 +9,7 @@ from search.index import ArchiveIndex, IndexMissing
 
 from .db import make_engine
 from .models import Article, Caption, IngestFile, Place, Source
+from .pgindex import open_index
 from .settings import Settings
 
 
@@ -46,7 +47,12 @@ def index_status(index: ArchiveIndex) -> dict:
         docs = index.doc_count()
     except IndexMissing as exc:
         return {"index_ok": False, "index_error": str(exc), "index_documents": 0, "index_bytes": 0}
-    return {"index_ok": True, "index_documents": docs, "index_bytes": index.size_bytes()}
+    return {
+        "index_ok": True,
+        "index_documents": docs,
+        "index_bytes": index.size_bytes(),
+        "index_backend": getattr(index, "backend", "whoosh"),
+    }
 
 
 def collect(settings: Settings) -> dict:
@@ -54,7 +60,7 @@ def collect(settings: Settings) -> dict:
     try:
         with Session(engine) as session:
             data = sql_counts(session)
+        data.update(index_status(open_index(settings, engine)))
     finally:
         engine.dispose()
-    data.update(index_status(ArchiveIndex(settings.index_dir)))
     return data

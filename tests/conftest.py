@@ -1,7 +1,9 @@
 """Fixtures over a real database and a real Whoosh index under tmp_path; no mocks of our own storage.
 
 Every test that uses the `settings` fixture runs twice: on a SQLite file, and on its own fresh
-PostgreSQL database (created before the test, dropped after). PostgreSQL comes from
+PostgreSQL database (created before the test, dropped after). The search-conformance modules (see
+tests/backends.py) add a third: PostgreSQL with the index kept in it (NEWSARCHIVE_SEARCH_BACKEND=postgres,
+backend name `pgsearch`). PostgreSQL comes from
 NEWSARCHIVE_TEST_POSTGRES (default: the local server, trust auth); when it cannot be reached those
 runs are skipped, unless NEWSARCHIVE_REQUIRE_POSTGRES is set (as in CI), which makes them fail.
 NEWSARCHIVE_TEST_BACKENDS=sqlite (or postgresql) runs one backend only.
@@ -30,9 +32,9 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import make_url
 
 from ingest.pipeline import Ingester
-from search.index import ArchiveIndex
 from store.db import make_engine, make_sessionmaker, upgrade
 from store.models import Base
+from store.pgindex import open_index
 from store.settings import Settings
 from webapp import create_app
 
@@ -73,9 +75,14 @@ def _libpq(url) -> str:
     return " ".join(f"{k}={v}" for k, v in parts.items() if v not in (None, ""))
 
 
+# The search backend of each test database made by `database("pgsearch")`, for make_settings.
+SEARCH_BACKEND_OF: dict[str, str] = {}
+
+
 @contextmanager
 def database(backend: str) -> Iterator[Optional[str]]:
-    """A fresh empty database for one test: None means the default SQLite file under the archive home."""
+    """A fresh empty database for one test: None means the default SQLite file under the archive home.
+    `pgsearch` is PostgreSQL whose settings (make_settings) keep the search index in it."""
     if backend == "sqlite":
         yield None
         return
@@ -89,9 +96,13 @@ def database(backend: str) -> Iterator[Optional[str]]:
     name = f"newsarchive_test_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(_libpq(admin), autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
+    url = admin.set(database=name).render_as_string(hide_password=False)
+    if backend == "pgsearch":
+        SEARCH_BACKEND_OF[url] = "postgres"
     try:
-        yield admin.set(database=name).render_as_string(hide_password=False)
+        yield url
     finally:
+        SEARCH_BACKEND_OF.pop(url, None)
         with psycopg.connect(_libpq(admin), autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
@@ -109,6 +120,7 @@ def wait_for(condition, timeout: float = 30.0, every: float = 0.02) -> bool:
 def make_settings(home: Path, database_url: Optional[str], **overrides) -> Settings:
     if database_url:
         overrides["database_url"] = database_url
+        overrides.setdefault("search_backend", SEARCH_BACKEND_OF.get(database_url, "whoosh"))
     return Settings.from_env({}, home=home, **overrides)
 
 
@@ -244,10 +256,11 @@ def fingerprint(settings: Settings) -> dict[str, int]:
             rows = {
                 table.name: connection.scalar(select(func.count()).select_from(table))
                 for table in Base.metadata.sorted_tables
+                if not table.name.startswith("search_index_")  # the index's own files: counted by documents below
             }
     finally:
         engine.dispose()
-    rows["index documents"] = ArchiveIndex(settings.index_dir).doc_count()
+    rows["index documents"] = open_index(settings).doc_count()
     return rows
 
 

@@ -22,7 +22,8 @@ from store import saved as saved_searches
 from store.db import make_engine, make_sessionmaker, upgrade
 from store.models import ApiToken, Article, AuditEvent, LoginFailure, SavedSearch, User
 from store.read import Archive
-from tests.conftest import BACKENDS, cli_env, database, ingest_into, make_settings, served
+from tests.backends import OUTSIDE_SAMPLE, conformance_database_url  # noqa: F401 (a fixture)
+from tests.conftest import cli_env, database, ingest_into, make_settings, served
 from webapp.auth import RULES
 from webapp.cli import cli
 
@@ -150,7 +151,7 @@ def build(settings, tmp_path: Path) -> dict:
     return ids
 
 
-@pytest.fixture(scope="module", params=BACKENDS)
+@pytest.fixture(scope="module", params=OUTSIDE_SAMPLE)
 def archive(request, tmp_path_factory):
     """The module's login-mode archive (each backend), served; tests that change permissions restore them."""
     with database(request.param) as url:

@@ -23,6 +23,7 @@ from search.schema import byline_names
 from store.models import Article
 from webapp.cli import cli
 
+from .backends import conformance_shared_migrated  # noqa: F401 (a fixture: both search backends)
 from .builders import WRITERS, ingest_generated
 from .conftest import cli_env, ingest_into, served, shared_read_only
 

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from ingest.pipeline import Ingester
 from webapp.cli import cli
 
+from .backends import conformance_database_url  # noqa: F401 (a fixture: both search backends)
 from .conftest import cli_env
 
 

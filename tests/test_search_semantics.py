@@ -11,10 +11,11 @@ import json
 import pytest
 
 from ingest.indexing import article_docs
-from search.index import ArchiveIndex
 from store.db import make_engine, make_sessionmaker, upgrade
+from store.pgindex import open_index
 
-from .conftest import SEED_FILE, ingest_into, make_settings, served, shared_read_only
+from .backends import CONFORMANCE
+from .conftest import SEED_FILE, database, ingest_into, make_settings, served, shared_read_only
 
 SEED = "Islamic State fighters admit they lost Syrian town of Kobani, blame US-led airstrike campaign"
 STORIES = [
@@ -107,17 +108,18 @@ STORIES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def typed_app(tmp_path_factory):
+@pytest.fixture(scope="module", params=[b for b in CONFORMANCE if b != "postgresql"])
+def typed_app(request, tmp_path_factory):
 
     home = tmp_path_factory.mktemp("typed")
-    settings = make_settings(home / "home", None)
-    upgrade(settings)
-    stories = home / "stories.json"
-    stories.write_text(json.dumps(STORIES))
-    ingest_into(settings, [SEED_FILE, stories], expected=1 + len(STORIES))
-    with shared_read_only(settings), served(settings) as app:
-        yield app
+    with database(request.param) as url:
+        settings = make_settings(home / "home", url)
+        upgrade(settings)
+        stories = home / "stories.json"
+        stories.write_text(json.dumps(STORIES))
+        ingest_into(settings, [SEED_FILE, stories], expected=1 + len(STORIES))
+        with shared_read_only(settings), served(settings) as app:
+            yield app
 
 
 @pytest.fixture
@@ -299,7 +301,7 @@ def test_searches_answer_after_index_segments_hold_deleted_documents(typed_app, 
     with make_sessionmaker(engine)() as session:
         docs = article_docs(session, [1, 2, 3])
     engine.dispose()
-    ArchiveIndex(settings.index_dir).write(docs)  # update_document: the old versions become deleted documents
+    open_index(settings).write(docs)  # update_document: the old versions become deleted documents
     for url in (
         "/",
         "/search?q=oil",

@@ -14,12 +14,13 @@ from warcio.warcwriter import WARCWriter
 
 from ingest.indexing import reindex
 from ingest.pipeline import Ingester
-from search.index import ArchiveIndex
 from search.request import SearchRequest
 from store.db import make_engine, make_sessionmaker
 from store.models import Article
+from store.pgindex import open_index
 from store.read import Archive
 
+from .backends import conformance_database_url  # noqa: F401 (a fixture: both search backends)
 from .conftest import served
 
 GUID = "urn:newsml:wire.example:20210601:quake"
@@ -112,7 +113,7 @@ def index_matches_sql(settings) -> None:
 def rebuild(settings) -> None:
     engine = make_engine(settings)
     try:
-        reindex(make_sessionmaker(engine), ArchiveIndex(settings.index_dir))
+        reindex(make_sessionmaker(engine), open_index(settings, engine))
     finally:
         engine.dispose()
 

@@ -27,13 +27,14 @@ from ingest.indexing import reindex as rebuild_index
 from ingest.pipeline import FileResult, Ingester, RunSummary
 from ingest.priority import lower_priority
 from ingest.watch import watch as watch_inbox
-from search.index import ArchiveIndex, IndexMissing
+from search.index import IndexMissing
 from search.request import EXCLUDE_PREFIX, BadRequest, parse_request
 from search.schema import FACETS
 from store import access
 from store import saved as saved_searches
 from store.db import DatabaseBehind, make_engine, make_sessionmaker, require_current, upgrade
 from store.models import ROLES
+from store.pgindex import open_index
 from store.read import Archive
 from store.settings import Settings, SettingsError
 from store.stats import collect, searchable_count
@@ -179,14 +180,15 @@ def reindex() -> None:
         with tqdm(total=total, unit="article", file=sys.stderr, disable=None, dynamic_ncols=True) as bar:
             count = rebuild_index(
                 sessions,
-                ArchiveIndex(settings.index_dir),
+                open_index(settings, engine),
                 procs=settings.index_procs,
                 memory_mb=settings.index_memory_mb,
                 progress=lambda done: bar.update(done - bar.n),
             )
     finally:
         engine.dispose()
-    click.echo(f"reindexed {count} article(s) into {settings.index_dir}")
+    where = "the database (search backend postgres)" if settings.search_backend == "postgres" else settings.index_dir
+    click.echo(f"reindexed {count} article(s) into {where}")
 
 
 # -- reading ---------------------------------------------------------------------------------------------

@@ -1,0 +1,519 @@
+"""The search index kept in PostgreSQL: NEWSARCHIVE_SEARCH_BACKEND=postgres.
+
+The index is the same Whoosh index as the `whoosh` backend's, with the same analysis, matching, ranking,
+facets and corrections (search/query.py answers from it either way), but its files live in the database
+(`search_index_files`, `search_index_parts`, and `search_index_state`, which names the live generation and
+its last commit). So:
+
+- an ingester writes a file's articles and the index files that make them searchable in one SQL
+  transaction (ingest/indexing.py `PgIndexFeeder`): once the articles commit they are found, on every
+  machine, and a crash leaves neither articles without index nor index without articles;
+- any number of web servers, on any machines, read the index from the primary or a replica: each keeps a
+  local copy under NEWSARCHIVE_INDEX_DIR (`pg-<generation>-<commit>/`, one folder per commit, the files
+  they share hard-linked), brings it up to date when a request finds the live commit changed (downloading
+  only the files it lacks), and can lose it at any time: it is rebuilt from the database;
+- ingesters on several machines take turns by a PostgreSQL advisory lock (one writes the index at a time,
+  as with Whoosh; the others wait, holding their articles' transaction open).
+
+Files are written once and never changed (Whoosh names every segment anew; a commit writes a new TOC), so
+a copy is exact when its names and sizes match the database's list; each download is checked against its
+SHA-256. A writer copies the live commit (hard links), lets Whoosh commit there, and uploads the files
+that commit made and deletes those it dropped, in the caller's transaction. `newsarchive reindex` builds a
+new generation beside the live one, uploads it, and makes it live in one transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Optional
+
+import whoosh.index
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.engine import Connection, Engine
+from whoosh.index import Index
+
+from search.index import VERSION_FILE, ArchiveIndex, IndexMissing
+from search.internals import abandon_writer, open_writer
+from search.schema import READABLE_VERSIONS, SCHEMA_VERSION, IndexDocument, build_schema
+
+from .db import make_engine
+from .models import SearchIndexFile, SearchIndexPart, SearchIndexState, utcnow
+
+PART_BYTES = 16 * 1024 * 1024
+LOCK_KEY = 0x6E657773  # the advisory lock of the index's writers ("news")
+COMPLETE = ".complete"  # in a local copy: every file is there
+STATE_ID = 1
+# Local copies other than the newest are removed once this old (a search that opened one has long ended).
+KEEP_OLD_COPIES_S = 600
+_TOC = re.compile(r"^_MAIN_(\d+)\.toc$")
+
+
+def _published(name: str) -> bool:
+    """Whether a file of a Whoosh folder belongs to the index (not a lock, marker or version file)."""
+    return not (name.startswith(".") or name.endswith("LOCK") or name == VERSION_FILE)
+
+
+def _latest_toc(names: Iterable[str]) -> int:
+    numbers = [int(m.group(1)) for m in map(_TOC.match, names) if m]
+    if not numbers:
+        raise IndexMissing("the index has no table of contents (_MAIN_*.toc)")
+    return max(numbers)
+
+
+class PgIndex(ArchiveIndex):
+    """ArchiveIndex's interface over the index kept in PostgreSQL, with a local copy under `index_dir`."""
+
+    backend = "postgres"
+
+    def __init__(self, index_dir: Path | str, engine: Engine) -> None:
+        super().__init__(index_dir)
+        self.engine = engine
+        self._held = threading.local()
+
+    # -- the live state and the local copy -----------------------------------------------------------
+
+    @staticmethod
+    def _state(conn: Connection) -> Optional[tuple[int, int, int]]:
+        row = conn.execute(
+            select(SearchIndexState.generation, SearchIndexState.toc, SearchIndexState.schema_version).where(
+                SearchIndexState.id == STATE_ID
+            )
+        ).first()
+        return None if row is None else (int(row[0]), int(row[1]), int(row[2]))
+
+    def state(self) -> Optional[tuple[int, int, int]]:
+        """(generation, commit, schema version) of the live index, or None before the first."""
+        with self.engine.connect() as conn:
+            return self._state(conn)
+
+    def _copy_path(self, generation: int, toc: int) -> Path:
+        return self.root / f"pg-{generation}-{toc}"
+
+    def _synced(self) -> Optional[tuple[tuple[int, int, int], Path]]:
+        """The live state and this machine's copy of it, brought up to date; None when there is no index."""
+        state = self.state()
+        if state is None:
+            return None
+        path = self._copy_path(state[0], state[1])
+        if (path / COMPLETE).exists():
+            return state, path
+        # One consistent view of the state and its files, however many commits land meanwhile.
+        with self.engine.connect().execution_options(isolation_level="REPEATABLE READ") as conn:
+            with conn.begin():
+                state = self._state(conn)
+                if state is None:
+                    return None
+                path = self._copy_path(state[0], state[1])
+                if not (path / COMPLETE).exists():
+                    self._make_copy(conn, state, path)
+        self._tidy(path)
+        return state, path
+
+    def _make_copy(self, conn: Connection, state: tuple[int, int, int], path: Path) -> None:
+        generation = state[0]
+        listed = conn.execute(
+            select(SearchIndexFile.name, SearchIndexFile.size, SearchIndexFile.sha256).where(
+                SearchIndexFile.generation == generation
+            )
+        ).all()
+        self.root.mkdir(parents=True, exist_ok=True)
+        donors = [p for p in self.root.glob(f"pg-{generation}-*") if (p / COMPLETE).exists()]
+        tmp = self.root / f".copy-{os.getpid()}-{time.time_ns()}"
+        tmp.mkdir()
+        try:
+            for name, size, sha in listed:
+                for donor in donors:
+                    have = donor / name
+                    if have.is_file() and have.stat().st_size == size:
+                        os.link(have, tmp / name)
+                        break
+                else:
+                    self._download(conn, generation, name, size, sha, tmp / name)
+            (tmp / VERSION_FILE).write_text(f"{state[2]}\n")
+            (tmp / COMPLETE).write_text("")
+            try:
+                os.rename(tmp, path)
+            except OSError:  # another process made the same copy first
+                shutil.rmtree(tmp, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+
+    @staticmethod
+    def _download(conn: Connection, generation: int, name: str, size: int, sha: str, target: Path) -> None:
+        parts = conn.scalars(
+            select(SearchIndexPart.part)
+            .where(SearchIndexPart.generation == generation, SearchIndexPart.name == name)
+            .order_by(SearchIndexPart.part)
+        ).all()
+        digest = hashlib.sha256()
+        written = 0
+        with open(target, "wb") as out:
+            for part in parts:
+                data = conn.scalar(
+                    select(SearchIndexPart.data).where(
+                        SearchIndexPart.generation == generation,
+                        SearchIndexPart.name == name,
+                        SearchIndexPart.part == part,
+                    )
+                )
+                digest.update(data)
+                out.write(data)
+                written += len(data)
+        if written != size or digest.hexdigest() != sha:
+            raise IndexMissing(f"the index file {name} read from the database is damaged; run `newsarchive reindex`")
+
+    def _tidy(self, keep: Path) -> None:
+        """Remove this machine's older copies (after KEEP_OLD_COPIES_S) and abandoned work folders."""
+        now = time.time()
+        for path in self.root.iterdir() if self.root.is_dir() else ():
+            if path == keep or not path.is_dir():
+                continue
+            old = now - path.stat().st_mtime > KEEP_OLD_COPIES_S
+            if path.name.startswith("pg-") and old:
+                shutil.rmtree(path, ignore_errors=True)
+            elif path.name.startswith((".copy-", "work-")) and old and not _alive(path.name.split("-")[1]):
+                shutil.rmtree(path, ignore_errors=True)
+
+    # -- ArchiveIndex's reading side -----------------------------------------------------------------
+
+    def current_path(self) -> Optional[Path]:
+        synced = self._synced()
+        return None if synced is None else synced[1]
+
+    def generation(self) -> Optional[str]:
+        state = self.state()
+        return None if state is None else f"pg-{state[0]}-{state[1]}"
+
+    def open(self, older: bool = False) -> Index:
+        synced = self._synced()
+        if synced is None:
+            raise IndexMissing("there is no search index in the database yet; run `newsarchive reindex`")
+        (_, _, version), path = synced
+        if version != SCHEMA_VERSION and not (older and version in READABLE_VERSIONS):
+            raise IndexMissing(
+                f"the search index in the database was built by another version of newsarchive "
+                f"(schema {version}, this one needs {SCHEMA_VERSION}); run `newsarchive reindex`"
+            )
+        try:
+            return whoosh.index.open_dir(str(path))
+        except Exception as exc:
+            raise IndexMissing(
+                f"the search index copied to {path} cannot be opened ({type(exc).__name__}: {exc}); "
+                "run `newsarchive reindex`"
+            ) from exc
+
+    def size_bytes(self) -> int:
+        with self.engine.connect() as conn:
+            state = self._state(conn)
+            if state is None:
+                return 0
+            return int(
+                conn.scalar(
+                    select(func.coalesce(func.sum(SearchIndexFile.size), 0)).where(
+                        SearchIndexFile.generation == state[0]
+                    )
+                )
+            )
+
+    # -- writing -------------------------------------------------------------------------------------
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """One writer of the index at a time, on every machine: PostgreSQL's advisory lock, held on a
+        connection of its own. Re-entered freely by the thread holding it (or a PgChange's transaction)."""
+        if getattr(self._held, "depth", 0):
+            self._held.depth += 1
+            try:
+                yield
+            finally:
+                self._held.depth -= 1
+            return
+        conn = self.engine.connect()
+        try:
+            conn.execute(select(func.pg_advisory_lock(LOCK_KEY)))
+            conn.commit()
+            self._held.depth = 1
+            try:
+                yield
+            finally:
+                self._held.depth = 0
+                conn.execute(select(func.pg_advisory_unlock(LOCK_KEY)))
+                conn.commit()
+        finally:
+            conn.close()
+
+    def change(self, procs: int = 1, memory_mb: int = 256, conn: Optional[Connection] = None) -> "PgChange":
+        """A Whoosh writer on a copy of the live index, under the lock (with `conn`, the lock of that
+        connection's transaction, let go when it ends); publish it in a transaction."""
+        return PgChange(self, procs, memory_mb, conn)
+
+    def ensure(self) -> Index:
+        with self.lock():
+            if self.state() is None:
+                self.reset()
+        return self.open()
+
+    def reset(self) -> None:
+        """Make an empty index the live one (a new generation; the files of the others are dropped)."""
+        with self.lock():
+            work = self._new_work()
+            try:
+                whoosh.index.create_in(str(work), build_schema())
+                generation = time.time_ns() // 1000
+                with self.engine.begin() as conn:
+                    toc = self._upload_all(conn, generation, work)
+                    self._make_live(conn, generation, toc)
+                self._adopt(work, generation, toc)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+
+    def write(
+        self,
+        docs: Iterable[IndexDocument],
+        *,
+        procs: int = 1,
+        memory_mb: int = 256,
+        lock_timeout_s: float = 120.0,
+        delete: Iterable[int] = (),
+    ) -> int:
+        change = self.change(procs, memory_mb)
+        count = 0
+        try:
+            for doc_id in delete:
+                change.writer.delete_by_term("id", str(doc_id))
+            for doc in docs:
+                change.writer.update_document(**doc.fields())
+                count += 1
+            with self.engine.begin() as conn:
+                change.publish(conn)
+        except BaseException:
+            change.abandon()
+            raise
+        change.done()
+        return count
+
+    def delete(self, ids: Iterable[int]) -> None:
+        self.write((), delete=ids)
+
+    def rebuild(
+        self,
+        docs: Iterable[IndexDocument],
+        *,
+        procs: int = 1,
+        memory_mb: int = 256,
+        progress: Optional[Callable[[int], None]] = None,
+        before_swap: Optional[Callable[[], None]] = None,
+    ) -> int:
+        """Build a new generation from `docs` here, upload it beside the live one (searches keep answering
+        from that), then make it live in one transaction, under the lock."""
+        work = self._new_work()
+        try:
+            whoosh.index.create_in(str(work), build_schema())
+            writer = open_writer(whoosh.index.open_dir(str(work)), procs, memory_mb, 0)
+            count = 0
+            try:
+                for doc in docs:
+                    writer.add_document(**doc.fields())
+                    count += 1
+                    if progress is not None:
+                        progress(count)
+                writer.commit()
+            except BaseException:
+                abandon_writer(writer)
+                raise
+            generation = time.time_ns() // 1000
+            with self.engine.begin() as conn:
+                toc = self._upload_all(conn, generation, work)
+            try:
+                with self.lock():
+                    if before_swap is not None:
+                        before_swap()
+                    with self.engine.begin() as conn:
+                        self._make_live(conn, generation, toc)
+            except BaseException:
+                with self.engine.begin() as conn:
+                    self._drop_generation(conn, generation)
+                raise
+            self._adopt(work, generation, toc)
+            return count
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+    # -- the files in SQL ----------------------------------------------------------------------------
+
+    def _new_work(self) -> Path:
+        self.root.mkdir(parents=True, exist_ok=True)
+        work = self.root / f"work-{os.getpid()}-{time.time_ns()}"
+        work.mkdir()
+        return work
+
+    def _upload_all(self, conn: Connection, generation: int, work: Path) -> int:
+        names = sorted(p.name for p in work.iterdir() if p.is_file() and _published(p.name))
+        for name in names:
+            self._upload(conn, generation, name, work / name)
+        return _latest_toc(names)
+
+    def _publish(self, conn: Connection, generation: int, work: Path) -> int:
+        """Make the files of `work` the generation's files (upload the new, drop the gone) and its last
+        TOC the live commit, in `conn`'s transaction; return that commit's number."""
+        local = {p.name for p in work.iterdir() if p.is_file() and _published(p.name)}
+        listed = set(conn.scalars(select(SearchIndexFile.name).where(SearchIndexFile.generation == generation)))
+        for name in sorted(listed - local):
+            conn.execute(
+                delete(SearchIndexPart).where(SearchIndexPart.generation == generation, SearchIndexPart.name == name)
+            )
+            conn.execute(
+                delete(SearchIndexFile).where(SearchIndexFile.generation == generation, SearchIndexFile.name == name)
+            )
+        for name in sorted(local - listed):
+            self._upload(conn, generation, name, work / name)
+        toc = _latest_toc(local)
+        self._make_live(conn, generation, toc, keep_others=True)
+        return toc
+
+    @staticmethod
+    def _upload(conn: Connection, generation: int, name: str, path: Path) -> None:
+        digest = hashlib.sha256()
+        size = 0
+        with open(path, "rb") as handle:
+            part = 0
+            while True:
+                data = handle.read(PART_BYTES)
+                if not data and part:
+                    break
+                digest.update(data)
+                size += len(data)
+                conn.execute(insert(SearchIndexPart).values(generation=generation, name=name, part=part, data=data))
+                part += 1
+                if len(data) < PART_BYTES:
+                    break
+        conn.execute(
+            insert(SearchIndexFile).values(generation=generation, name=name, size=size, sha256=digest.hexdigest())
+        )
+
+    def _make_live(self, conn: Connection, generation: int, toc: int, keep_others: bool = False) -> None:
+        values = dict(generation=generation, toc=toc, schema_version=SCHEMA_VERSION, changed_at=utcnow())
+        done = conn.execute(update(SearchIndexState).where(SearchIndexState.id == STATE_ID).values(**values))
+        if not done.rowcount:
+            conn.execute(insert(SearchIndexState).values(id=STATE_ID, **values))
+        if not keep_others:
+            others = conn.scalars(
+                select(SearchIndexFile.generation).where(SearchIndexFile.generation != generation).distinct()
+            ).all()
+            for old in others:
+                self._drop_generation(conn, old)
+
+    @staticmethod
+    def _drop_generation(conn: Connection, generation: int) -> None:
+        conn.execute(delete(SearchIndexPart).where(SearchIndexPart.generation == generation))
+        conn.execute(delete(SearchIndexFile).where(SearchIndexFile.generation == generation))
+
+    def _adopt(self, work: Path, generation: int, toc: int) -> None:
+        """After the commit: the work folder becomes this machine's copy of the new live commit (its files
+        hard-linked, so the copy costs no download)."""
+        path = self._copy_path(generation, toc)
+        if (path / COMPLETE).exists():
+            return
+        tmp = self.root / f".copy-{os.getpid()}-{time.time_ns()}"
+        tmp.mkdir()
+        try:
+            for item in work.iterdir():
+                if item.is_file() and _published(item.name):
+                    os.link(item, tmp / item.name)
+            (tmp / VERSION_FILE).write_text(f"{SCHEMA_VERSION}\n")
+            (tmp / COMPLETE).write_text("")
+            os.rename(tmp, path)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+class PgChange:
+    """One commit of the index kept in PostgreSQL: the lock, a work copy of the live commit with a Whoosh
+    writer on it; `publish(conn)` commits the writer and writes its files in `conn`'s transaction; after
+    that transaction commits, `done()` keeps the work folder as this machine's copy and lets the lock go;
+    `abandon()` drops everything (the database never saw it).
+
+    With `conn`, the lock is `pg_advisory_xact_lock` in that connection's transaction: taken when the
+    articles' rows are already written and held until they commit, so no ingester ever waits for the
+    index while another waits for its rows."""
+
+    def __init__(self, index: PgIndex, procs: int, memory_mb: int, conn: Optional[Connection] = None) -> None:
+        self.index = index
+        self.work: Optional[Path] = None
+        self.toc: Optional[int] = None
+        self._lock = None
+        self._in_transaction = conn is not None
+        if conn is not None:
+            conn.execute(select(func.pg_advisory_xact_lock(LOCK_KEY)))
+            index._held.depth = getattr(index._held, "depth", 0) + 1
+        else:
+            self._lock = index.lock()
+            self._lock.__enter__()
+        try:
+            self.fresh = index.state() is None or not index.usable()
+            if self.fresh:
+                index.reset()
+            (generation, _, _), copy = index._synced()
+            self.generation = generation
+            self.work = index._new_work()
+            for item in copy.iterdir():
+                if item.is_file() and _published(item.name):
+                    os.link(item, self.work / item.name)
+            self.writer = open_writer(whoosh.index.open_dir(str(self.work)), procs, memory_mb)
+        except BaseException:
+            self._release()
+            raise
+
+    def publish(self, conn: Connection) -> None:
+        self.writer.commit()
+        self.toc = self.index._publish(conn, self.generation, self.work)
+
+    def done(self) -> None:
+        try:
+            if self.toc is not None:
+                self.index._adopt(self.work, self.generation, self.toc)
+        finally:
+            self._release()
+
+    def abandon(self) -> None:
+        if self.toc is None:
+            abandon_writer(self.writer)
+        self._release()
+
+    def _release(self) -> None:
+        if self.work is not None:
+            shutil.rmtree(self.work, ignore_errors=True)
+            self.work = None
+        if self._in_transaction:
+            self._in_transaction = False
+            self.index._held.depth -= 1
+        if self._lock is not None:
+            lock, self._lock = self._lock, None
+            lock.__exit__(None, None, None)
+
+
+def _alive(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def open_index(settings, engine: Optional[Engine] = None) -> ArchiveIndex:
+    """The archive's index by NEWSARCHIVE_SEARCH_BACKEND: a Whoosh folder, or kept in PostgreSQL."""
+    if settings.search_backend == "postgres":
+        if engine is None:
+            engine = make_engine(settings)
+        return PgIndex(settings.index_dir, engine)
+    return ArchiveIndex(settings.index_dir)
