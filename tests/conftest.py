@@ -130,7 +130,11 @@ def cli_env(settings: Settings, **extra: str) -> dict[str, str]:
     # one would slow the suite's ingest subprocesses beside the other worker (tests/test_cli.py checks it).
     extra.setdefault("NEWSARCHIVE_INGEST_NICE", "0")
     return dict(
-        os.environ, NEWSARCHIVE_HOME=str(settings.home), NEWSARCHIVE_DATABASE_URL=settings.database_url, **extra
+        os.environ,
+        NEWSARCHIVE_HOME=str(settings.home),
+        NEWSARCHIVE_DATABASE_URL=settings.database_url,
+        NEWSARCHIVE_SEARCH_BACKEND=settings.search_backend,
+        **extra,
     )
 
 

@@ -66,6 +66,9 @@ def test_the_table_and_the_settings_class_name_the_same_settings():
         ("NEWSARCHIVE_SEARCH_ENGINE", "fast", "NEWSARCHIVE_SEARCH_ENGINE must be auto, numpy or whoosh, not 'fast'"),
         ("NEWSARCHIVE_DATABASE_URL", "not a url", "NEWSARCHIVE_DATABASE_URL must be a database URL"),
         ("NEWSARCHIVE_SEARCH_CACHE_MB", "1.5", "NEWSARCHIVE_SEARCH_CACHE_MB must be a whole number, not '1.5'"),
+        ("NEWSARCHIVE_SEARCH_BACKEND", "solr", "NEWSARCHIVE_SEARCH_BACKEND must be whoosh or postgres, not 'solr'"),
+        # The index kept in the database needs a PostgreSQL database (the default is a SQLite file).
+        ("NEWSARCHIVE_SEARCH_BACKEND", "postgres", "set NEWSARCHIVE_DATABASE_URL to a PostgreSQL database"),
     ],
 )
 def test_every_bad_value_names_its_variable_and_what_it_must_be(tmp_path, variable, raw, message):
