@@ -292,7 +292,7 @@ def ingest_watching_memory(target: Path, home: Path, **settings) -> tuple[dict, 
     workers, sampled every 0.2 s) over the whole run and over its first half (equal peaks mean memory
     stopped growing with the input)."""
     shutil.rmtree(home, ignore_errors=True)
-    newsarchive(home, "db", "upgrade")
+    newsarchive(home, "db", "upgrade", **settings)
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "webapp.cli", "ingest", str(target), "--json"],

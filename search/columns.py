@@ -456,21 +456,24 @@ class BoundView:
         return [{"value": str(int(stories[i])), "count": int(counts[i])} for i in order]
 
     def top(self, matched: np.ndarray, key: np.ndarray, stop: int) -> np.ndarray:
-        """Positions in `matched` of the first `stop` documents by ascending key, ties by document number."""
+        """Positions in `matched` of the first `stop` documents by ascending key, ties by article id (not by
+        document number: the order stays the same however the index's segments are laid out, after a
+        reindex and on either search backend)."""
         if not matched.size:
             return matched
+        articles = self.view.article_num
         if stop < matched.size:
             # Everything up to the stop-th key, ties at the boundary included, so pages never overlap.
             kth = np.partition(key, stop - 1)[stop - 1]
             chosen = np.flatnonzero(key <= kth)
-            order = chosen[np.lexsort((matched[chosen], key[chosen]))][:stop]
+            order = chosen[np.lexsort((articles[matched[chosen]], key[chosen]))][:stop]
         else:
-            order = np.lexsort((matched, key))
+            order = np.lexsort((articles[matched], key))
         return order
 
     def collapse(self, matched: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """One hit per story: the best version of each (lowest `key`, then lowest document number, as
-        `top` orders). Returns (the positions in `matched` of the kept hits, in no particular order; how
+        """One hit per story: the best version of each (lowest `key`, then lowest article id, as `top`
+        orders). Returns (the positions in `matched` of the kept hits, in no particular order; how
         many matched documents each one's story has).
 
         Only documents whose story has other versions in the index are grouped (sorted by story); the
@@ -478,7 +481,7 @@ class BoundView:
         grouped = np.flatnonzero(self.view.has_versions[matched])
         alone = np.flatnonzero(~self.view.has_versions[matched])
         stories = self.view.story_num[matched[grouped]]
-        by_story = grouped[np.lexsort((matched[grouped], key[grouped], stories))]
+        by_story = grouped[np.lexsort((self.view.article_num[matched[grouped]], key[grouped], stories))]
         sorted_stories = self.view.story_num[matched[by_story]]
         first = np.flatnonzero(np.r_[True, sorted_stories[1:] != sorted_stories[:-1]]) if by_story.size else by_story
         sizes = np.diff(np.r_[first, by_story.size])

@@ -59,6 +59,11 @@ class ArchiveIndex:
             return None
         return f"{path.name}/{tocs[-1] if tocs else ''}"
 
+    def live(self) -> tuple[Optional[Path], Optional[str]]:
+        """(the live generation's folder, its generation token), or (None, None) when there is none."""
+        path = self.current_path()
+        return (path, self.generation()) if path is not None else (None, None)
+
     def exists(self) -> bool:
         path = self.current_path()
         return path is not None and whoosh.index.exists_in(str(path))

@@ -188,6 +188,14 @@ class PgIndex(ArchiveIndex):
         synced = self._synced()
         return None if synced is None else synced[1]
 
+    def live(self) -> tuple[Optional[Path], Optional[str]]:
+        """(this machine's copy of the live commit, brought up to date, its token): one query when current."""
+        synced = self._synced()
+        if synced is None:
+            return None, None
+        (generation, toc, _), path = synced
+        return path, f"pg-{generation}-{toc}"
+
     def generation(self) -> Optional[str]:
         state = self.state()
         return None if state is None else f"pg-{state[0]}-{state[1]}"

@@ -158,10 +158,11 @@ class Archive:
     @timed("searcher")
     def searcher(self) -> ArchiveSearcher:
         """This thread's searcher, reopened only when the index has changed since it was opened."""
-        built = self.index.current_path() is not None
+        path, generation = self.index.live()
+        built = path is not None
         # An archive nothing was ever indexed into answers from an empty index rather than an error; the
         # read side never creates the real one (the ingester does, so two creators never race).
-        generation = self.index.generation() if built else NOT_BUILT
+        generation = generation if built else NOT_BUILT
         state = getattr(self._local, "state", None)
         if state is not None and state[0] == generation and generation is not None:
             return state[1]

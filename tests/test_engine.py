@@ -337,6 +337,7 @@ class Reference:
                 for term in reader.lexicon(f"{facet}_facet")
             }
         self.ts = reader.column_reader("published_ts")
+        self.article = reader.column_reader("article_num")  # ties go by article id
 
     def hits(self, q: query.Query) -> dict[int, float]:
         key = repr(q)  # the same words come back in many requests: ask Whoosh once per query
@@ -420,7 +421,7 @@ class Reference:
             every = set(self._minus(hits, parsed))
             if len(words) > 1 and not url_found and parsed.runs:
                 # Whoosh's own phrase matching, among the best PHRASE_CHECK_DOCS articles holding every word.
-                phrase = set(sorted(every, key=lambda d: (-hits[d], d))[:PHRASE_CHECK_DOCS])
+                phrase = set(sorted(every, key=lambda d: (-hits[d], self.article[d]))[:PHRASE_CHECK_DOCS])
                 for alternatives in parsed.runs:
                     phrases = [query.Phrase(f, list(run)) for run in alternatives for f in PHRASE_FIELDS]
                     phrase &= set(self.hits(query.Or(phrases)))
@@ -454,10 +455,15 @@ class Reference:
                     for d in every & set(tiers):
                         tiers[d] += len(words) + 1
             in_phrase = phrase if parsed.runs and phrase else set()
-            order = sorted(final, key=lambda d: (d not in in_phrase, -tiers[d], -spelling[d], -final[d], d))
+            order = sorted(
+                final, key=lambda d: (d not in in_phrase, -tiers[d], -spelling[d], -final[d], self.article[d])
+            )
         else:
             newest = request.sort != "oldest"
-            order = sorted(final, key=lambda d: (self.ts[d] == MISSING_TS, -self.ts[d] if newest else self.ts[d], d))
+            order = sorted(
+                final,
+                key=lambda d: (self.ts[d] == MISSING_TS, -self.ts[d] if newest else self.ts[d], self.article[d]),
+            )
         start = (request.page - 1) * request.per_page
         page = [(self.searcher.stored_fields(d)["id"], final[d]) for d in order[start : start + request.per_page]]
         facets = {}
@@ -470,7 +476,7 @@ class Reference:
         """RM3 as search/query.py describes it, computed here from Whoosh's own scores."""
         if len(final) < 2:
             return hits
-        best = sorted(final, key=lambda d: (-final[d], d))[:FEEDBACK_DOCS]
+        best = sorted(final, key=lambda d: (-final[d], self.article[d]))[:FEEDBACK_DOCS]
         texts = self.texts([self.searcher.stored_fields(d)["id"] for d in best])
         top = max(final[d] for d in best)
         model: Counter = Counter()

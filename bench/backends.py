@@ -1,0 +1,186 @@
+"""The two search backends side by side on the Reuters corpus: ingest, disk, memory, latency, throughput.
+
+    python -m bench.backends [--articles 106520] [--queries 96] [--rounds 3] [--seconds 20] [--clients 8]
+
+Two archives of the same articles, both storing them in PostgreSQL (a database each, made afresh): one
+with the `whoosh` search backend (the index in a folder, written after each file's rows commit), one with
+`postgres` (the index's files in the database, written in the rows' transaction; the server keeps a local
+copy). Each is ingested by `newsarchive ingest` from the same feed (timed from process start to exit,
+peak memory sampled), then served by `newsarchive serve`; the same queries (bench.speed's mix: words,
+pairs, pasted headlines, questions; every second one with two years) go to both servers in turn, query
+by query, answers computed anew (NEWSARCHIVE_SEARCH_ANSWERS=0), every facet and the histogram in each
+answer, after a warm-up pass; then 8 clients search each server for 20 s. The answers of the two servers
+are compared (totals and hit ids of every query). Writes its table into BENCHMARKS.md (section
+`backends-<articles>`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import psycopg
+from sqlalchemy.engine import make_url
+
+from .common import (
+    ROOT,
+    Server,
+    ingest_watching_memory,
+    machine,
+    newsarchive,
+    percentile,
+    query_mix,
+    require_corpus,
+    reuters_lines,
+    today,
+    update_benchmarks,
+    write_parts,
+)
+from .speed import concurrent
+
+ADMIN_URL = os.environ.get("NEWSARCHIVE_BENCH_POSTGRES") or "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+BACKENDS = ("whoosh", "postgres")
+
+
+def _libpq(url) -> str:
+    parts = {"host": url.host, "port": url.port, "user": url.username, "password": url.password, "dbname": url.database}
+    return " ".join(f"{k}={v}" for k, v in parts.items() if v not in (None, ""))
+
+
+def fresh_database(name: str) -> str:
+    admin = make_url(ADMIN_URL)
+    with psycopg.connect(_libpq(admin), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return admin.set(database=name).render_as_string(hide_password=False)
+
+
+def database_bytes(url: str) -> int:
+    with psycopg.connect(_libpq(make_url(url))) as conn:
+        return int(conn.execute("SELECT pg_database_size(current_database())").fetchone()[0])
+
+
+def folder_bytes(path: Path) -> int:
+    """Bytes of the files under `path`, each inode once (the postgres backend's copies share files)."""
+    seen, total = set(), 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            st = os.stat(os.path.join(root, name))
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                total += st.st_size
+    return total
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--articles", type=int, default=20000)
+    parser.add_argument("--queries", type=int, default=96)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "backends"))
+    args = parser.parse_args()
+    require_corpus()
+    workdir = Path(args.out) / str(args.articles)
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
+    lines = list(reuters_lines(args.articles))
+    feed = workdir / "feed"
+    write_parts(feed, lines)
+
+    env: dict[str, dict] = {}
+    ingest: dict[str, tuple] = {}
+    for backend in BACKENDS:
+        url = fresh_database(f"newsarchive_bench_{backend}")
+        env[backend] = {"NEWSARCHIVE_DATABASE_URL": url, "NEWSARCHIVE_SEARCH_BACKEND": backend}
+        home = workdir / backend
+        print(f"{backend}: ingesting {len(lines):,} Reuters articles ...", flush=True)
+        summary, seconds, peak, _ = ingest_watching_memory(feed, home, **env[backend])
+        stats = json.loads(newsarchive(home, "stats", "--json", **env[backend]).stdout)
+        ingest[backend] = (summary, seconds, peak, stats, database_bytes(url), folder_bytes(home / "index"))
+        print(f"  {summary['ingested']:,} articles in {seconds:.0f} s; {stats}", flush=True)
+
+    queries = [text for _, text in query_mix(args.queries)]
+    servers = {b: Server(workdir / b, NEWSARCHIVE_SEARCH_ANSWERS=0, **env[b]) for b in BACKENDS}
+    times: dict[str, list[float]] = {b: [] for b in BACKENDS}
+    differ = 0
+    try:
+        clients = {b: servers[b].client() for b in BACKENDS}
+        for round_number in range(args.rounds + 1):  # the first pass warms every cache and is not counted
+            for i, q in enumerate(queries):
+                params = {"q": q, "year": ["2008", "2011"]} if i % 2 else {"q": q}
+                answers = {}
+                for backend, client in clients.items():
+                    status, body, seconds = client.get("/api/search", params)
+                    if status == 599:  # the server closed a keep-alive connection left idle: ask again
+                        status, body, seconds = client.get("/api/search", params)
+                    if status != 200:
+                        raise RuntimeError(f"{backend} {q!r}: HTTP {status}: {body[:200]!r}")
+                    if round_number:
+                        times[backend].append(seconds * 1000)
+                    found = json.loads(body)
+                    answers[backend] = (found["total"], [h["id"] for h in found["hits"]])
+                if round_number == 1 and answers["whoosh"] != answers["postgres"]:
+                    differ += 1
+        memory = {b: servers[b].rss_bytes() for b in BACKENDS}
+        load = {}
+        for backend in BACKENDS:
+            print(f"{backend}: {args.clients} clients for {args.seconds:.0f} s ...", flush=True)
+            load[backend] = concurrent(servers[backend], queries, args.clients, args.seconds)
+    finally:
+        for server in servers.values():
+            server.stop()
+
+    def both(cell) -> str:
+        return " / ".join(cell(b) for b in BACKENDS)
+
+    rows = [
+        (
+            "end-to-end `newsarchive ingest` (articles/s)",
+            both(lambda b: f"{ingest[b][0]['ingested'] / ingest[b][1]:.0f} ({ingest[b][1]:.0f} s)"),
+        ),
+        ("ingester peak memory (PSS with its workers)", both(lambda b: f"{ingest[b][2] / 1e6:.0f} MB")),
+        ("index size (`newsarchive stats`)", both(lambda b: f"{ingest[b][3]['index_bytes'] / 1e6:.0f} MB")),
+        ("PostgreSQL database size", both(lambda b: f"{ingest[b][4] / 1e6:.0f} MB")),
+        (
+            "the web server's local index folder (each file once)",
+            both(lambda b: f"{ingest[b][5] / 1e6:.0f} MB"),
+        ),
+        (
+            "`/api/search` p50 / p95 / p99 (every facet, histogram)",
+            both(lambda b: " / ".join(f"{percentile(times[b], p):.1f}" for p in (50, 95, 99)) + " ms"),
+        ),
+        (
+            "**p95 ratio** postgres : whoosh",
+            f"**{percentile(times['postgres'], 95) / percentile(times['whoosh'], 95):.2f}**",
+        ),
+        (
+            f"{args.clients} clients for {args.seconds:.0f} s: requests/s, p95, errors",
+            both(lambda b: f"{load[b][0]:.1f} req/s, p95 {load[b][1]:.0f} ms, {load[b][2]} errors"),
+        ),
+        ("web server memory (RSS after the latency passes)", both(lambda b: f"{memory[b] / 1e6:.0f} MB")),
+        ("queries whose total or hit ids differ between the backends", f"{differ} of {len(queries)}"),
+    ]
+    table = "\n".join(f"| {k} | {v} |" for k, v in rows)
+    update_benchmarks(
+        f"backends-{args.articles}",
+        f"""## The two search backends at {args.articles:,} articles
+
+`python -m bench.backends --articles {args.articles}`, {today()}, {machine()}. Both archives store their articles in PostgreSQL 15 on the same machine; each cell reads whoosh / postgres. {len(queries)} queries (bench.speed's mix; every second one with two years) x {args.rounds} rounds after a warm-up pass, to the two servers in turn, answers computed anew; every answer carries every facet and the histogram.
+
+| measure | whoosh / postgres |
+| --- | --- |
+{table}
+""",
+    )
+    print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
