@@ -29,6 +29,24 @@ from warcio.warcwriter import WARCWriter
 from .common import ROOT, ingest_watching_memory, require_corpus, reuters_lines
 
 
+def copies(limit: int | None = None):
+    """Reuters records as JSON lines, copy after copy (each copy's id and body carrying its copy number, so
+    no record is a duplicate of another), `limit` of them or without end."""
+    count = 0
+    copy = 0
+    while True:
+        for line in reuters_lines():
+            if limit is not None and count >= limit:
+                return
+            record = json.loads(line)
+            if copy:
+                record["id"] = f"{record.get('id')}-copy{copy}"
+                record["body"] = f"{record.get('body', '')}\n\n(Archive copy {copy}.)"
+            yield json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n"
+            count += 1
+        copy += 1
+
+
 def generate(path: Path, size: int) -> int:
     """Write Reuters records, copy after copy, until the file holds `size` bytes; return the records."""
     if path.exists() and path.stat().st_size >= size:
@@ -36,21 +54,13 @@ def generate(path: Path, size: int) -> int:
             return sum(1 for _ in handle)
     path.parent.mkdir(parents=True, exist_ok=True)
     records = written = 0
-    copy = 0
     with path.open("wb") as out:
-        while written < size:
-            for line in reuters_lines():
-                record = json.loads(line)
-                if copy:
-                    record["id"] = f"{record.get('id')}-copy{copy}"
-                    record["body"] = f"{record.get('body', '')}\n\n(Archive copy {copy}.)"
-                data = json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n"
-                out.write(data)
-                written += len(data)
-                records += 1
-                if written >= size:
-                    break
-            copy += 1
+        for data in copies():
+            out.write(data)
+            written += len(data)
+            records += 1
+            if written >= size:
+                break
     return records
 
 

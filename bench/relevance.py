@@ -36,15 +36,19 @@ import time
 from pathlib import Path
 
 import whoosh.index
+from sqlalchemy import select
 from whoosh import qparser
 from whoosh.fields import ID, TEXT, Schema
 
 from search import parse
 from search import query as q_module
 from search.request import SearchRequest
+from store.db import make_engine
+from store.models import Article
 from store.read import Archive
 from store.settings import Settings
 
+from .backends import fresh_database
 from .collection import BBC, REUTERS_CHUNK, canonical_keys, key_of_file
 from .common import ROOT, machine, newsarchive, today, update_benchmarks
 
@@ -136,8 +140,8 @@ class PlainWhoosh:
 
 
 class Ours:
-    def __init__(self, home: Path, collapse: bool = False) -> None:
-        self.archive = Archive(Settings.from_env({}, home=home))
+    def __init__(self, home: Path, collapse: bool = False, settings: Settings | None = None) -> None:
+        self.archive = Archive(settings or Settings.from_env({}, home=home))
         self.collapse = collapse
         self.name = (
             "newsarchive, one hit per story (the default page)"
@@ -297,6 +301,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20150130)
     parser.add_argument("--tune", action="store_true", help="grid-search weights on the development questions")
     parser.add_argument("--misses", action="store_true", help="print the known-item misses")
+    parser.add_argument(
+        "--backends",
+        action="store_true",
+        help="also ingest the collection into PostgreSQL with the postgres search backend and score both "
+        "search backends side by side (section relevance-backends)",
+    )
     args = parser.parse_args()
     if not REUTERS_CHUNK.exists() or not BBC.is_dir():
         print(f"skipped: the corpus is not at {BBC.parent.parent} (set NEWSARCHIVE_CORPUS)")
@@ -311,6 +321,9 @@ def main() -> int:
     fts_porter = Fts5(rows, OUT / "fts5-porter.sqlite", "porter unicode61")
     whoosh_plain = PlainWhoosh(rows, OUT / "whoosh-plain")
     questions = json.loads(QUESTIONS.read_text())
+
+    if args.backends:
+        return compare_backends(home, rows, key_of, questions, args)
 
     if args.tune:
         print("tuning on the development questions ...", flush=True)
@@ -404,6 +417,63 @@ on the default page, found when the hit of its story is (that hit lists it among
     update_benchmarks("relevance", body)
     print(body)
     return 0 if (judged_pass and known_pass) else 1
+
+
+def compare_backends(home: Path, rows, key_of: dict[int, str], questions, args) -> int:
+    """The collection ingested again into PostgreSQL with the postgres search backend (same command, same
+    article ids), and both backends scored on the judged questions and the known items in one run."""
+    url = fresh_database("newsarchive_bench_relevance")
+    env = {"NEWSARCHIVE_DATABASE_URL": url, "NEWSARCHIVE_SEARCH_BACKEND": "postgres"}
+    pg_home = OUT / "archive-postgres"
+    shutil.rmtree(pg_home, ignore_errors=True)
+    pg_home.mkdir(parents=True)
+    print("ingesting the collection into PostgreSQL (search backend postgres) ...", flush=True)
+    started = time.perf_counter()
+    newsarchive(pg_home, "db", "upgrade", **env)
+    newsarchive(pg_home, "ingest", str(BBC), str(REUTERS_CHUNK), **env)
+    print(f"  {time.perf_counter() - started:.0f} s", flush=True)
+    settings = Settings.from_env({}, home=pg_home, database_url=url, search_backend="postgres")
+    engine = make_engine(settings)
+    with engine.connect() as conn:
+        pg_rows = {i: h for i, h in conn.execute(select(Article.id, Article.headline))}
+    engine.dispose()
+    if any(pg_rows.get(r[0]) != r[2] for r in rows):
+        print("the two archives' article ids differ: cannot compare")
+        return 1
+    systems = {
+        "whoosh, every version listed": Ours(home),
+        "postgres, every version listed": Ours(pg_home, settings=settings),
+        "whoosh, one hit per story": Ours(home, collapse=True),
+        "postgres, one hit per story": Ours(pg_home, collapse=True, settings=settings),
+    }
+    splits = {s: [q["id"] for q in questions if q["split"] == s] for s in ("test", "dev")}
+    items = known_items(rows, args.sample, args.seed)
+    stories = story_ids(home)
+    table = []
+    for name, system in systems.items():
+        scores = judged_scores(system, questions, key_of)
+        (tm, tp), (dm, dp) = summary(scores, splits["test"]), summary(scores, splits["dev"])
+        kh, kb, _ = known_item_rates(
+            lambda t, system=system: system.search(t, 10), items, stories if system.collapse else None
+        )
+        table.append(f"| {name} | {tm:.4f} | {tp:.4f} | {dm:.4f} | {dp:.4f} | {kh:.1%} | {kb:.1%} |")
+        print("  " + table[-1], flush=True)
+    body = f"""## Search relevance on both search backends
+
+`python -m bench.relevance --backends`, {today()}, {machine()}. The collection of "Search relevance" ({len(rows):,}
+stored articles) ingested twice with the same command: into the SQLite archive with the `whoosh` search backend
+and into a PostgreSQL database with the `postgres` backend (the same article ids). Judged questions: MAP over the
+top {DEPTH} and P@10 on the {len(splits["test"])} held-back and {len(splits["dev"])} development questions; known
+items: {len(items)} articles (seed {args.seed}) found in the top 10 by their pasted headline and by 8 body words.
+Targets for the postgres backend: held-back MAP at least 0.88, known items at least 99% / 97%.
+
+| search backend, view | test MAP | test P@10 | dev MAP | dev P@10 | known: headline | known: body words |
+| --- | --- | --- | --- | --- | --- | --- |
+{chr(10).join(table)}
+"""
+    update_benchmarks("relevance-backends", body)
+    print(body)
+    return 0
 
 
 if __name__ == "__main__":

@@ -257,6 +257,7 @@ class SegmentCache:
                         del self._segments[seg_key]
             else:
                 self._views.move_to_end(key)
+        _use_live_lengths(searcher, view)
         if engine == "auto":
             engine = "numpy" if internals.FAST else "whoosh"
         if engine == "numpy":
@@ -270,6 +271,20 @@ class SegmentCache:
         else:
             raise ValueError(f"unknown search engine {engine!r}: use auto, numpy or whoosh")
         return BoundView(view, searcher, chosen)
+
+
+def _use_live_lengths(searcher: Searcher, view: "View") -> None:
+    """Make `searcher`'s average field lengths (what BM25F scorers ask it, in either engine) the view's."""
+    if getattr(searcher, "_newsarchive_lengths", None) is view:
+        return
+    whoosh_average = type(searcher).avg_field_length
+
+    def avg_field_length(fieldname, default=None):
+        found = view.average_length(fieldname)
+        return whoosh_average(searcher, fieldname, default) if found is None else (found or default)
+
+    searcher.avg_field_length = avg_field_length
+    searcher._newsarchive_lengths = view
 
 
 class View:
@@ -321,6 +336,25 @@ class View:
         self._vocabulary: Optional[list[str]] = None
         self._by_length: Optional[dict[int, list[str]]] = None
         self._accented: Optional[frozenset[str]] = None
+        self._average_lengths: dict[str, float] = {}
+
+    def average_length(self, fieldname: str) -> Optional[float]:
+        """The mean length of a text field over the live documents, from each document's own (encoded)
+        length, or None for a field without lengths. BM25F scores use it in place of Whoosh's, which
+        divides each segment's running total (kept exact when written, summed from encoded lengths when
+        segments merge, counting deleted documents) by every document: this one is the same however the
+        index's segments were written and merged, so the same articles score the same on either search
+        backend and before and after a reindex."""
+        found = self._average_lengths.get(fieldname)
+        if found is None:
+            if not self.parts or any(fieldname not in arrays.lengths for arrays, _ in self.parts):
+                return None
+            total = 0.0
+            for arrays, _ in self.parts:
+                lengths = arrays.lengths[fieldname]
+                total += float(lengths.sum() if arrays.live is None else lengths[arrays.live].sum())
+            found = self._average_lengths[fieldname] = total / max(1, self.live_docs.size)
+        return found
 
     def accented(self, leaves: list) -> frozenset[str]:
         """The (folded) words the archive also writes with accents: the "folded" halves of the variant

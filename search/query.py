@@ -399,7 +399,7 @@ class ArchiveSearcher:
         return answer.found.total, ids, answer.found.terms
 
     def _order_key(self, ids: np.ndarray, matched: _Matched, request: SearchRequest) -> np.ndarray:
-        """The ascending sort key of the hits `ids` in the request's order (ties: by document number)."""
+        """The ascending sort key of the hits `ids` in the request's order (ties: by article id, see View.top)."""
         if request.sort == "stored":
             return self.view.sort_key(ids, "stored")
         if matched.match == MATCH_LIST or request.sort != "relevance":

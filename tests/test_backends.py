@@ -12,6 +12,8 @@ import math
 import random
 import re
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -19,7 +21,7 @@ from ingest.pipeline import Ingester
 from store.db import upgrade
 
 from .builders import FIRST, OTHER_OUTLET, SAME_DAY_OTHER_STORY, UNDATED, WEEKS_LATER, WRITE_THROUGH, stories
-from .conftest import SAMPLE_STORIES, SEED_FILE, database, make_settings, postgres_problem, scaled, served
+from .conftest import SAMPLE_STORIES, SEED_FILE, cli_env, database, make_settings, postgres_problem, scaled, served
 
 # The files of each ingest run, in order: every run is a commit (or several) of each backend's index, and
 # later versions of the steelmaker story replace earlier ones (deleted documents in older segments).
@@ -150,3 +152,49 @@ def test_article_pages_related_and_exports_are_the_same_on_both_backends(apps):
 def _same_record(record: dict) -> dict:
     """A record without what differs between two archives of the same files: when and from where."""
     return {k: v for k, v in record.items() if k not in ("ingested_at", "original_file")}
+
+
+def test_ingesters_on_two_machines_share_the_index_in_the_database(tmp_path):
+    """Two ingesters with homes of their own (as on two machines) write one PostgreSQL archive at once:
+    they take turns at the index, every article is indexed once, and a web server on either machine (and a
+    third with no copy yet) finds every article."""
+    if postgres_problem():
+        pytest.skip(postgres_problem())
+    with database("pgsearch") as url:
+        machines = [make_settings(tmp_path / name, url) for name in ("one", "two", "three")]
+        upgrade(machines[0])
+        processes = []
+        for n, settings in enumerate(machines[:2]):
+            folder = tmp_path / f"feed{n}"
+            folder.mkdir()
+            for part in range(6):
+                records = [
+                    {
+                        "headline": f"Machine {n} dispatch {part}-{i}",
+                        "date": f"2011-0{part + 1}-1{i % 9}",
+                        "body": f"Dispatch {n}-{part}-{i} reports the harbour of town{n}x{part}x{i} reopened.",
+                    }
+                    for i in range(20)
+                ]
+                (folder / f"part{part}.json").write_text(json.dumps(records), encoding="utf-8")
+            processes.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "webapp.cli", "ingest", str(folder)],
+                    env=cli_env(settings),
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                )
+            )
+        for process in processes:
+            out, err = process.communicate(timeout=300)
+            assert process.returncode == 0, err.decode()
+        for settings in machines:
+            with served(settings) as app:
+                client = app.test_client()
+                answer = client.get("/api/search", query_string={"q": "dispatch", "per_page": 1, "collapse": "false"}).get_json()
+                assert answer["total"] == 240
+                for n in range(2):
+                    found = client.get("/api/search", query_string={"q": f"town{n}x5x19"}).get_json()
+                    assert [h["headline"] for h in found["hits"]] == [f"Machine {n} dispatch 5-19"]
+                health = client.get("/healthz").get_json()
+                assert health["articles"] == health["index_documents"] == 240

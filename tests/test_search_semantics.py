@@ -14,7 +14,7 @@ from ingest.indexing import article_docs
 from store.db import make_engine, make_sessionmaker, upgrade
 from store.pgindex import open_index
 
-from .backends import CONFORMANCE
+from .backends import SAMPLE
 from .conftest import SEED_FILE, database, ingest_into, make_settings, served, shared_read_only
 
 SEED = "Islamic State fighters admit they lost Syrian town of Kobani, blame US-led airstrike campaign"
@@ -108,7 +108,7 @@ STORIES = [
 ]
 
 
-@pytest.fixture(scope="module", params=[b for b in CONFORMANCE if b != "postgresql"])
+@pytest.fixture(scope="module", params=[b for b in SAMPLE if b != "postgresql"])
 def typed_app(request, tmp_path_factory):
 
     home = tmp_path_factory.mktemp("typed")
