@@ -191,7 +191,9 @@ def test_ingesters_on_two_machines_share_the_index_in_the_database(tmp_path):
         for settings in machines:
             with served(settings) as app:
                 client = app.test_client()
-                answer = client.get("/api/search", query_string={"q": "dispatch", "per_page": 1, "collapse": "false"}).get_json()
+                answer = client.get(
+                    "/api/search", query_string={"q": "dispatch", "per_page": 1, "collapse": "false"}
+                ).get_json()
                 assert answer["total"] == 240
                 for n in range(2):
                     found = client.get("/api/search", query_string={"q": f"town{n}x5x19"}).get_json()
