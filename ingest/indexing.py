@@ -21,6 +21,7 @@ from search.schema import CaptionFields, IndexDocument
 from store.models import Article, Caption, Place, Source, article_places
 
 SYNC_BATCH = 5000
+PG_SLICE_SECONDS = 5.0
 # Below this many documents one process writes faster than starting helper processes.
 PARALLEL_MIN_DOCS = 2000
 
@@ -248,6 +249,10 @@ class PgIndexFeeder(IndexFeeder):
     same transaction (`before_commit`), with its rows marked indexed: once the articles commit they are
     searchable everywhere, and nothing is left pending. The index's lock is the transaction's own
     (`pg_advisory_xact_lock`), taken only then."""
+
+    # A slice of a file of many records commits with its index files: longer slices than the Whoosh
+    # backend's make fewer, larger index segments to write, upload and merge (bench/backends.py).
+    slice_seconds = PG_SLICE_SECONDS
 
     def __init__(self, sessions: sessionmaker, index, *, procs: int = 1, memory_mb: int = 256, **_) -> None:
         super().__init__(sessions, index, procs=procs, memory_mb=memory_mb)

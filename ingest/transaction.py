@@ -95,7 +95,8 @@ class FileTransaction:
         if self.feeder is not None:
             self.feeder.add(done.docs, parallel=self.parallel_index)
             self.feeder.remove(done.removed)
-        if self.sliced and time.monotonic() - self._slice_started >= SLICE_SECONDS:
+        slice_seconds = getattr(self.feeder, "slice_seconds", SLICE_SECONDS)
+        if self.sliced and time.monotonic() - self._slice_started >= slice_seconds:
             row.articles_ingested = self.before + self.result.articles  # with what a killed run stored
             if self.feeder is not None:
                 self.feeder.before_commit(self.session)
