@@ -46,6 +46,8 @@ bench: $(VENV)/.test-installed
 	$(BIN)/python -m bench.profile --articles $(BENCH_ARTICLES) --label after
 	$(BIN)/python -m bench.load
 	$(BIN)/python -m bench.access --articles $(BENCH_ARTICLES)
+	$(BIN)/python -m bench.backends --articles $(BENCH_ARTICLES)
+	$(BIN)/python -m bench.relevance --backends
 	$(BIN)/python bench/extract.py --compare
 	$(BIN)/python -m bench.metadata
 	$(BIN)/python -m bench.stories.measure

@@ -53,6 +53,15 @@ def _libpq(url) -> str:
     return " ".join(f"{k}={v}" for k, v in parts.items() if v not in (None, ""))
 
 
+def postgres_problem() -> str | None:
+    """None when the benchmark's PostgreSQL server answers (NEWSARCHIVE_BENCH_POSTGRES), else why not."""
+    try:
+        psycopg.connect(_libpq(make_url(ADMIN_URL)), connect_timeout=3).close()
+    except Exception as exc:
+        return f"PostgreSQL at {make_url(ADMIN_URL).render_as_string(hide_password=True)} is unreachable: {exc}"
+    return None
+
+
 def fresh_database(name: str) -> str:
     admin = make_url(ADMIN_URL)
     with psycopg.connect(_libpq(admin), autocommit=True) as conn:
@@ -88,6 +97,9 @@ def main() -> int:
     parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "backends"))
     args = parser.parse_args()
     require_corpus()
+    if postgres_problem():
+        print(f"skipped: {postgres_problem()} (set NEWSARCHIVE_BENCH_POSTGRES)")
+        return 0
     workdir = Path(args.out) / str(args.articles)
     shutil.rmtree(workdir, ignore_errors=True)
     workdir.mkdir(parents=True)

@@ -48,7 +48,7 @@ from store.models import Article
 from store.read import Archive
 from store.settings import Settings
 
-from .backends import fresh_database
+from .backends import fresh_database, postgres_problem
 from .collection import BBC, REUTERS_CHUNK, canonical_keys, key_of_file
 from .common import ROOT, machine, newsarchive, today, update_benchmarks
 
@@ -422,6 +422,9 @@ on the default page, found when the hit of its story is (that hit lists it among
 def compare_backends(home: Path, rows, key_of: dict[int, str], questions, args) -> int:
     """The collection ingested again into PostgreSQL with the postgres search backend (same command, same
     article ids), and both backends scored on the judged questions and the known items in one run."""
+    if postgres_problem():
+        print(f"skipped: {postgres_problem()} (set NEWSARCHIVE_BENCH_POSTGRES)")
+        return 0
     url = fresh_database("newsarchive_bench_relevance")
     env = {"NEWSARCHIVE_DATABASE_URL": url, "NEWSARCHIVE_SEARCH_BACKEND": "postgres"}
     pg_home = OUT / "archive-postgres"

@@ -24,6 +24,7 @@ SYNC_BATCH = 5000
 PG_SLICE_SECONDS = 5.0
 # Below this many documents one process writes faster than starting helper processes.
 PARALLEL_MIN_DOCS = 2000
+PARALLEL_FIRST_BATCH = 100
 
 
 def article_docs(session: Session, ids: list[int]) -> list[IndexDocument]:
@@ -245,10 +246,11 @@ class IndexFeeder:
 
 class PgIndexFeeder(IndexFeeder):
     """The feeder of the PostgreSQL search backend (store/pgindex.py): a file's documents (or a slice's)
-    are kept until its transaction is about to commit, then written to the index and published in that
-    same transaction (`before_commit`), with its rows marked indexed: once the articles commit they are
-    searchable everywhere, and nothing is left pending. The index's lock is the transaction's own
-    (`pg_advisory_xact_lock`), taken only then."""
+    are indexed as they are stored, on a writer over the live commit of the moment, and published in the
+    file's transaction when it is about to commit (`before_commit`), with its rows marked indexed: once
+    the articles commit they are searchable everywhere, and nothing is left pending. The index's lock is
+    the transaction's own (`pg_advisory_xact_lock`), taken only then; when another ingester published
+    meanwhile, the documents are written again on its commit."""
 
     # A slice of a file of many records commits with its index files: longer slices than the Whoosh
     # backend's make fewer, larger index segments to write, upload and merge (bench/backends.py).
@@ -260,32 +262,63 @@ class PgIndexFeeder(IndexFeeder):
         self._removed: list[int] = []
         self._parallel = False
         self._change = None
+        self._optimistic_failed = False  # no usable index to start from: write under the lock at commit
 
     @property
     def pending_docs(self) -> int:
         return len(self._docs) + len(self._removed)
 
     def add(self, docs: list[IndexDocument], *, parallel: bool) -> None:
+        """Keep the documents, and index them now on a writer over the live commit of the moment (no lock:
+        see `before_commit`), so that indexing overlaps reading and storing."""
+        if not docs:
+            return
         self._docs.extend(docs)
         self._parallel = self._parallel or parallel
+        if self._change is None and not self._optimistic_failed:
+            # Helper processes for a file whose first batch is a big one (a file of many records); a small
+            # file is written faster by this process alone.
+            procs = self.procs if self._parallel and len(self._docs) >= PARALLEL_FIRST_BATCH else 1
+            self._change = self.index.optimistic_change(procs, self.memory_mb)
+            self._optimistic_failed = self._change is None
+            if self._change is None:
+                return
+            for article_id in self._removed:
+                self._change.writer.delete_by_term("id", str(article_id))
+            docs = self._docs
+        if self._change is not None:
+            for doc in docs:
+                self._change.writer.add_document(**doc.fields())
 
     def remove(self, ids: list[int]) -> None:
         self._removed.extend(ids)
+        if self._change is not None:
+            for article_id in ids:
+                self._change.writer.delete_by_term("id", str(article_id))
 
     def before_commit(self, session: Session) -> None:
-        """Write the file's documents to the index in `session`'s transaction, about to commit."""
+        """Write the file's documents to the index in `session`'s transaction, about to commit: under the
+        transaction's lock, the writer that indexed them is published when the commit it started from is
+        still the live one; otherwise (another ingester published meanwhile, or there was no index) they
+        are written again on the live commit."""
         if not self._docs and not self._removed:
             return
-        procs = self.procs if self._parallel and len(self._docs) >= PARALLEL_MIN_DOCS else 1
-        change = self._change = self.index.change(procs, self.memory_mb, conn=session.connection())
+        conn = session.connection()
         try:
-            for article_id in self._removed:
-                change.writer.delete_by_term("id", str(article_id))
-            for doc in self._docs:
-                change.writer.add_document(**doc.fields())
+            change = self._change
+            if change is not None and not change.claim(conn):
+                change.abandon()
+                change = self._change = None
+            if change is None:
+                procs = self.procs if self._parallel and len(self._docs) >= PARALLEL_MIN_DOCS else 1
+                change = self._change = self.index.change(procs, self.memory_mb, conn=conn)
+                for article_id in self._removed:
+                    change.writer.delete_by_term("id", str(article_id))
+                for doc in self._docs:
+                    change.writer.add_document(**doc.fields())
             if change.fresh:  # a new index: every other article has to be written to it (sync_pending)
                 session.execute(update(Article).values(indexed=False))
-            change.publish(session.connection())
+            change.publish(conn)
             ids = [doc.id for doc in self._docs] + self._removed
             for start in range(0, len(ids), _MARK_CHUNK):
                 session.execute(
@@ -297,13 +330,13 @@ class PgIndexFeeder(IndexFeeder):
 
     def file_committed(self, ingest_file_id: int) -> None:
         change, self._change = self._change, None
-        self._docs, self._removed, self._parallel = [], [], False
+        self._docs, self._removed, self._parallel, self._optimistic_failed = [], [], False, False
         if change is not None:
             change.done()
 
     def file_failed(self) -> None:
         change, self._change = self._change, None
-        self._docs, self._removed, self._parallel = [], [], False
+        self._docs, self._removed, self._parallel, self._optimistic_failed = [], [], False, False
         if change is not None:
             change.abandon()
 

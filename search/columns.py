@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from math import log
 from typing import Optional
 
 import numpy as np
@@ -21,7 +22,7 @@ from whoosh.searching import Searcher
 from whoosh.util.numeric import length_to_byte
 
 from . import internals
-from .engine import LENGTHS, NumpyEngine, PostingsCache, WhooshEngine
+from .engine import LENGTHS, NumpyEngine, PostingsCache, WhooshEngine, term_postings
 from .languages import fold
 from .schema import COLUMN_FACETS, FACETS, MISSING_DAY, MISSING_TS, TEXT_FIELDS
 
@@ -257,7 +258,7 @@ class SegmentCache:
                         del self._segments[seg_key]
             else:
                 self._views.move_to_end(key)
-        _use_live_lengths(searcher, view)
+        _use_live_statistics(searcher, view)
         if engine == "auto":
             engine = "numpy" if internals.FAST else "whoosh"
         if engine == "numpy":
@@ -273,18 +274,50 @@ class SegmentCache:
         return BoundView(view, searcher, chosen)
 
 
-def _use_live_lengths(searcher: Searcher, view: "View") -> None:
-    """Make `searcher`'s average field lengths (what BM25F scorers ask it, in either engine) the view's."""
-    if getattr(searcher, "_newsarchive_lengths", None) is view:
+def _use_live_statistics(searcher: Searcher, view: "View") -> None:
+    """Make `searcher`'s BM25F statistics (what scorers ask it, in either engine) those of the view's live
+    documents: the average field lengths (View.average_length) and each term's idf, counted over live
+    documents only. Whoosh counts deleted documents until their segment is merged, so its statistics
+    depend on how the index's segments were written and merged; these do not (the same articles score the
+    same on either search backend, and before and after a reindex)."""
+    if getattr(searcher, "_newsarchive_view", None) is view:
         return
     whoosh_average = type(searcher).avg_field_length
+    leaves = list(searcher.reader().leaf_readers())
+    idfs: dict[tuple[str, object], float] = {}
 
     def avg_field_length(fieldname, default=None):
         found = view.average_length(fieldname)
         return whoosh_average(searcher, fieldname, default) if found is None else (found or default)
 
+    frequencies: dict[tuple[str, object], int] = {}
+
+    def live_frequency(fieldname, text) -> int:
+        """How many live documents hold the term in the field."""
+        key = (fieldname, text)
+        found = frequencies.get(key)
+        if found is None:
+            found = 0
+            for (reader, _), (arrays, _) in zip(leaves, view.parts, strict=True):
+                if arrays.live is None:
+                    found += reader.doc_frequency(fieldname, text)
+                else:
+                    ids, _ = term_postings(reader, fieldname, text)
+                    found += int(arrays.live[ids].sum()) if ids.size else 0
+            frequencies[key] = found
+        return found
+
+    def idf(fieldname, text):
+        key = (fieldname, text)
+        found = idfs.get(key)
+        if found is None:
+            found = idfs[key] = log(max(1, view.live_docs.size) / (live_frequency(fieldname, text) + 1)) + 1
+        return found
+
     searcher.avg_field_length = avg_field_length
-    searcher._newsarchive_lengths = view
+    searcher.idf = idf
+    searcher.live_frequency = live_frequency
+    searcher._newsarchive_view = view
 
 
 class View:

@@ -576,7 +576,9 @@ class ArchiveSearcher:
         if not runs or not every.any():
             return None
         candidates = np.flatnonzero(every)
-        candidates = np.sort(candidates[np.lexsort((candidates, -scores[candidates]))[:PHRASE_CHECK_DOCS]])
+        candidates = np.sort(
+            candidates[np.lexsort((self.view.view.article_num[candidates], -scores[candidates]))[:PHRASE_CHECK_DOCS]]
+        )
         for alternatives in runs:
             held = [self.view.holding_run(run, PHRASE_FIELDS, candidates) for run in alternatives]
             candidates = np.unique(np.concatenate(held)) if len(held) > 1 else held[0]
@@ -593,7 +595,8 @@ class ArchiveSearcher:
         candidates = np.flatnonzero(matched.mask & _combined(filters, n))
         if candidates.size < 2:
             return
-        best = candidates[np.lexsort((candidates, -matched.scores[candidates]))[:FEEDBACK_DOCS]]
+        by_score = np.lexsort((self.view.view.article_num[candidates], -matched.scores[candidates]))
+        best = candidates[by_score[:FEEDBACK_DOCS]]
         texts = self.texts([self.view.doc_id(int(d)) for d in best])
         top = matched.scores[best]
         doc_weights = np.exp(top - top.max())
@@ -862,7 +865,9 @@ class ArchiveSearcher:
         key = (fields[0] if len(fields) == 1 else "", term)
         found = self._frequencies.get(key)
         if found is None:
-            found = self._frequencies[key] = max(reader.doc_frequency(f, term) for f in fields)
+            # Live documents only (search/columns.py): the same however the segments were merged.
+            frequency = getattr(self.searcher, "live_frequency", reader.doc_frequency)
+            found = self._frequencies[key] = max(frequency(f, term) for f in fields)
         return found
 
 

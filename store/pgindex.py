@@ -30,7 +30,7 @@ import re
 import shutil
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional
 
@@ -93,15 +93,12 @@ class PgIndex(ArchiveIndex):
         with self.engine.connect() as conn:
             return self._state(conn)
 
-    def _copy_path(self, generation: int, toc: int) -> Path:
-        return self.root / f"pg-{generation}-{toc}"
-
     def _synced(self) -> Optional[tuple[tuple[int, int, int], Path]]:
         """The live state and this machine's copy of it, brought up to date; None when there is no index."""
         state = self.state()
         if state is None:
             return None
-        path = self._copy_path(state[0], state[1])
+        path = _copy_path(self.root, state[0], state[1])
         if (path / COMPLETE).exists():
             return state, path
         # One consistent view of the state and its files, however many commits land meanwhile.
@@ -110,77 +107,11 @@ class PgIndex(ArchiveIndex):
                 state = self._state(conn)
                 if state is None:
                     return None
-                path = self._copy_path(state[0], state[1])
+                path = _copy_path(self.root, state[0], state[1])
                 if not (path / COMPLETE).exists():
-                    self._make_copy(conn, state, path)
-        self._tidy(path)
+                    _make_copy(self.root, conn, state, path)
+        _tidy(self.root, path)
         return state, path
-
-    def _make_copy(self, conn: Connection, state: tuple[int, int, int], path: Path) -> None:
-        generation = state[0]
-        listed = conn.execute(
-            select(SearchIndexFile.name, SearchIndexFile.size, SearchIndexFile.sha256).where(
-                SearchIndexFile.generation == generation
-            )
-        ).all()
-        self.root.mkdir(parents=True, exist_ok=True)
-        donors = [p for p in self.root.glob(f"pg-{generation}-*") if (p / COMPLETE).exists()]
-        tmp = self.root / f".copy-{os.getpid()}-{time.time_ns()}"
-        tmp.mkdir()
-        try:
-            for name, size, sha in listed:
-                for donor in donors:
-                    have = donor / name
-                    if have.is_file() and have.stat().st_size == size:
-                        os.link(have, tmp / name)
-                        break
-                else:
-                    self._download(conn, generation, name, size, sha, tmp / name)
-            (tmp / VERSION_FILE).write_text(f"{state[2]}\n")
-            (tmp / COMPLETE).write_text("")
-            try:
-                os.rename(tmp, path)
-            except OSError:  # another process made the same copy first
-                shutil.rmtree(tmp, ignore_errors=True)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-
-    @staticmethod
-    def _download(conn: Connection, generation: int, name: str, size: int, sha: str, target: Path) -> None:
-        parts = conn.scalars(
-            select(SearchIndexPart.part)
-            .where(SearchIndexPart.generation == generation, SearchIndexPart.name == name)
-            .order_by(SearchIndexPart.part)
-        ).all()
-        digest = hashlib.sha256()
-        written = 0
-        with open(target, "wb") as out:
-            for part in parts:
-                data = conn.scalar(
-                    select(SearchIndexPart.data).where(
-                        SearchIndexPart.generation == generation,
-                        SearchIndexPart.name == name,
-                        SearchIndexPart.part == part,
-                    )
-                )
-                digest.update(data)
-                out.write(data)
-                written += len(data)
-        if written != size or digest.hexdigest() != sha:
-            raise IndexMissing(f"the index file {name} read from the database is damaged; run `newsarchive reindex`")
-
-    def _tidy(self, keep: Path) -> None:
-        """Remove this machine's older copies (after KEEP_OLD_COPIES_S) and abandoned work folders."""
-        now = time.time()
-        for path in self.root.iterdir() if self.root.is_dir() else ():
-            if path == keep or not path.is_dir():
-                continue
-            old = now - path.stat().st_mtime > KEEP_OLD_COPIES_S
-            if path.name.startswith("pg-") and old:
-                shutil.rmtree(path, ignore_errors=True)
-            elif path.name.startswith((".copy-", "work-")) and old and not _alive(path.name.split("-")[1]):
-                shutil.rmtree(path, ignore_errors=True)
 
     # -- ArchiveIndex's reading side -----------------------------------------------------------------
 
@@ -263,6 +194,14 @@ class PgIndex(ArchiveIndex):
         connection's transaction, let go when it ends); publish it in a transaction."""
         return PgChange(self, procs, memory_mb, conn)
 
+    def optimistic_change(self, procs: int = 1, memory_mb: int = 256) -> Optional["PgChange"]:
+        """A Whoosh writer on a copy of the live commit of the moment, without the lock (see PgChange), or
+        None when there is no usable index to start from."""
+        try:
+            return PgChange(self, procs, memory_mb, optimistic=True)
+        except _NotYet:
+            return None
+
     def ensure(self) -> Index:
         with self.lock():
             if self.state() is None:
@@ -277,9 +216,9 @@ class PgIndex(ArchiveIndex):
                 whoosh.index.create_in(str(work), build_schema())
                 generation = time.time_ns() // 1000
                 with self.engine.begin() as conn:
-                    toc = self._upload_all(conn, generation, work)
-                    self._make_live(conn, generation, toc)
-                self._adopt(work, generation, toc)
+                    toc = _upload_all(conn, generation, work)
+                    _make_live(conn, generation, toc)
+                _adopt(self.root, work, generation, toc)
             finally:
                 shutil.rmtree(work, ignore_errors=True)
 
@@ -339,18 +278,18 @@ class PgIndex(ArchiveIndex):
                 raise
             generation = time.time_ns() // 1000
             with self.engine.begin() as conn:
-                toc = self._upload_all(conn, generation, work)
+                toc = _upload_all(conn, generation, work)
             try:
                 with self.lock():
                     if before_swap is not None:
                         before_swap()
                     with self.engine.begin() as conn:
-                        self._make_live(conn, generation, toc)
+                        _make_live(conn, generation, toc)
             except BaseException:
                 with self.engine.begin() as conn:
-                    self._drop_generation(conn, generation)
+                    _drop_generation(conn, generation)
                 raise
-            self._adopt(work, generation, toc)
+            _adopt(self.root, work, generation, toc)
             return count
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -363,84 +302,164 @@ class PgIndex(ArchiveIndex):
         work.mkdir()
         return work
 
-    def _upload_all(self, conn: Connection, generation: int, work: Path) -> int:
-        names = sorted(p.name for p in work.iterdir() if p.is_file() and _published(p.name))
-        for name in names:
-            self._upload(conn, generation, name, work / name)
-        return _latest_toc(names)
 
-    def _publish(self, conn: Connection, generation: int, work: Path) -> int:
-        """Make the files of `work` the generation's files (upload the new, drop the gone) and its last
-        TOC the live commit, in `conn`'s transaction; return that commit's number."""
-        local = {p.name for p in work.iterdir() if p.is_file() and _published(p.name)}
-        listed = set(conn.scalars(select(SearchIndexFile.name).where(SearchIndexFile.generation == generation)))
-        for name in sorted(listed - local):
-            conn.execute(
-                delete(SearchIndexPart).where(SearchIndexPart.generation == generation, SearchIndexPart.name == name)
-            )
-            conn.execute(
-                delete(SearchIndexFile).where(SearchIndexFile.generation == generation, SearchIndexFile.name == name)
-            )
-        for name in sorted(local - listed):
-            self._upload(conn, generation, name, work / name)
-        toc = _latest_toc(local)
-        self._make_live(conn, generation, toc, keep_others=True)
-        return toc
+# -- this machine's copies ------------------------------------------------------------------------------
 
-    @staticmethod
-    def _upload(conn: Connection, generation: int, name: str, path: Path) -> None:
-        digest = hashlib.sha256()
-        size = 0
-        with open(path, "rb") as handle:
-            part = 0
-            while True:
-                data = handle.read(PART_BYTES)
-                if not data and part:
-                    break
-                digest.update(data)
-                size += len(data)
-                conn.execute(insert(SearchIndexPart).values(generation=generation, name=name, part=part, data=data))
-                part += 1
-                if len(data) < PART_BYTES:
-                    break
-        conn.execute(
-            insert(SearchIndexFile).values(generation=generation, name=name, size=size, sha256=digest.hexdigest())
+
+def _make_copy(root: Path, conn: Connection, state: tuple[int, int, int], path: Path) -> None:
+    generation = state[0]
+    listed = conn.execute(
+        select(SearchIndexFile.name, SearchIndexFile.size, SearchIndexFile.sha256).where(
+            SearchIndexFile.generation == generation
         )
-
-    def _make_live(self, conn: Connection, generation: int, toc: int, keep_others: bool = False) -> None:
-        values = dict(generation=generation, toc=toc, schema_version=SCHEMA_VERSION, changed_at=utcnow())
-        done = conn.execute(update(SearchIndexState).where(SearchIndexState.id == STATE_ID).values(**values))
-        if not done.rowcount:
-            conn.execute(insert(SearchIndexState).values(id=STATE_ID, **values))
-        if not keep_others:
-            others = conn.scalars(
-                select(SearchIndexFile.generation).where(SearchIndexFile.generation != generation).distinct()
-            ).all()
-            for old in others:
-                self._drop_generation(conn, old)
-
-    @staticmethod
-    def _drop_generation(conn: Connection, generation: int) -> None:
-        conn.execute(delete(SearchIndexPart).where(SearchIndexPart.generation == generation))
-        conn.execute(delete(SearchIndexFile).where(SearchIndexFile.generation == generation))
-
-    def _adopt(self, work: Path, generation: int, toc: int) -> None:
-        """After the commit: the work folder becomes this machine's copy of the new live commit (its files
-        hard-linked, so the copy costs no download)."""
-        path = self._copy_path(generation, toc)
-        if (path / COMPLETE).exists():
-            return
-        tmp = self.root / f".copy-{os.getpid()}-{time.time_ns()}"
-        tmp.mkdir()
+    ).all()
+    root.mkdir(parents=True, exist_ok=True)
+    donors = [p for p in root.glob(f"pg-{generation}-*") if (p / COMPLETE).exists()]
+    tmp = root / f".copy-{os.getpid()}-{time.time_ns()}"
+    tmp.mkdir()
+    try:
+        for name, size, sha in listed:
+            for donor in donors:
+                have = donor / name
+                if have.is_file() and have.stat().st_size == size:
+                    os.link(have, tmp / name)
+                    break
+            else:
+                _download(conn, generation, name, size, sha, tmp / name)
+        (tmp / VERSION_FILE).write_text(f"{state[2]}\n")
+        (tmp / COMPLETE).write_text("")
         try:
-            for item in work.iterdir():
-                if item.is_file() and _published(item.name):
-                    os.link(item, tmp / item.name)
-            (tmp / VERSION_FILE).write_text(f"{SCHEMA_VERSION}\n")
-            (tmp / COMPLETE).write_text("")
             os.rename(tmp, path)
-        except OSError:
+        except OSError:  # another process made the same copy first
             shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _tidy(root: Path, keep: Path) -> None:
+    """Remove this machine's older copies (after KEEP_OLD_COPIES_S) and abandoned work folders."""
+    now = time.time()
+    for path in root.iterdir() if root.is_dir() else ():
+        if path == keep or not path.is_dir():
+            continue
+        old = now - path.stat().st_mtime > KEEP_OLD_COPIES_S
+        if path.name.startswith("pg-") and old:
+            shutil.rmtree(path, ignore_errors=True)
+        elif path.name.startswith((".copy-", "work-")) and old and not _alive(path.name.split("-")[1]):
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _adopt(root: Path, work: Path, generation: int, toc: int) -> None:
+    """After the commit: the work folder becomes this machine's copy of the new live commit (its files
+    hard-linked, so the copy costs no download)."""
+    path = _copy_path(root, generation, toc)
+    if (path / COMPLETE).exists():
+        return
+    tmp = root / f".copy-{os.getpid()}-{time.time_ns()}"
+    tmp.mkdir()
+    try:
+        for item in work.iterdir():
+            if item.is_file() and _published(item.name):
+                os.link(item, tmp / item.name)
+        (tmp / VERSION_FILE).write_text(f"{SCHEMA_VERSION}\n")
+        (tmp / COMPLETE).write_text("")
+        os.rename(tmp, path)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _copy_path(root: Path, generation: int, toc: int) -> Path:
+    return root / f"pg-{generation}-{toc}"
+
+
+# -- the index's files in SQL ---------------------------------------------------------------------------
+
+
+def _download(conn: Connection, generation: int, name: str, size: int, sha: str, target: Path) -> None:
+    parts = conn.scalars(
+        select(SearchIndexPart.part)
+        .where(SearchIndexPart.generation == generation, SearchIndexPart.name == name)
+        .order_by(SearchIndexPart.part)
+    ).all()
+    digest = hashlib.sha256()
+    written = 0
+    with open(target, "wb") as out:
+        for part in parts:
+            data = conn.scalar(
+                select(SearchIndexPart.data).where(
+                    SearchIndexPart.generation == generation,
+                    SearchIndexPart.name == name,
+                    SearchIndexPart.part == part,
+                )
+            )
+            digest.update(data)
+            out.write(data)
+            written += len(data)
+    if written != size or digest.hexdigest() != sha:
+        raise IndexMissing(f"the index file {name} read from the database is damaged; run `newsarchive reindex`")
+
+
+def _upload_all(conn: Connection, generation: int, work: Path) -> int:
+    names = sorted(p.name for p in work.iterdir() if p.is_file() and _published(p.name))
+    for name in names:
+        _upload(conn, generation, name, work / name)
+    return _latest_toc(names)
+
+
+def _publish(conn: Connection, generation: int, work: Path) -> int:
+    """Make the files of `work` the generation's files (upload the new, drop the gone) and its last
+    TOC the live commit, in `conn`'s transaction; return that commit's number."""
+    local = {p.name for p in work.iterdir() if p.is_file() and _published(p.name)}
+    listed = set(conn.scalars(select(SearchIndexFile.name).where(SearchIndexFile.generation == generation)))
+    for name in sorted(listed - local):
+        conn.execute(
+            delete(SearchIndexPart).where(SearchIndexPart.generation == generation, SearchIndexPart.name == name)
+        )
+        conn.execute(
+            delete(SearchIndexFile).where(SearchIndexFile.generation == generation, SearchIndexFile.name == name)
+        )
+    for name in sorted(local - listed):
+        _upload(conn, generation, name, work / name)
+    toc = _latest_toc(local)
+    _make_live(conn, generation, toc, keep_others=True)
+    return toc
+
+
+def _upload(conn: Connection, generation: int, name: str, path: Path) -> None:
+    digest = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as handle:
+        part = 0
+        while True:
+            data = handle.read(PART_BYTES)
+            if not data and part:
+                break
+            digest.update(data)
+            size += len(data)
+            conn.execute(insert(SearchIndexPart).values(generation=generation, name=name, part=part, data=data))
+            part += 1
+            if len(data) < PART_BYTES:
+                break
+    conn.execute(insert(SearchIndexFile).values(generation=generation, name=name, size=size, sha256=digest.hexdigest()))
+
+
+def _make_live(conn: Connection, generation: int, toc: int, keep_others: bool = False) -> None:
+    values = dict(generation=generation, toc=toc, schema_version=SCHEMA_VERSION, changed_at=utcnow())
+    done = conn.execute(update(SearchIndexState).where(SearchIndexState.id == STATE_ID).values(**values))
+    if not done.rowcount:
+        conn.execute(insert(SearchIndexState).values(id=STATE_ID, **values))
+    if not keep_others:
+        others = conn.scalars(
+            select(SearchIndexFile.generation).where(SearchIndexFile.generation != generation).distinct()
+        ).all()
+        for old in others:
+            _drop_generation(conn, old)
+
+
+def _drop_generation(conn: Connection, generation: int) -> None:
+    conn.execute(delete(SearchIndexPart).where(SearchIndexPart.generation == generation))
+    conn.execute(delete(SearchIndexFile).where(SearchIndexFile.generation == generation))
 
 
 class PgChange:
@@ -451,26 +470,37 @@ class PgChange:
 
     With `conn`, the lock is `pg_advisory_xact_lock` in that connection's transaction: taken when the
     articles' rows are already written and held until they commit, so no ingester ever waits for the
-    index while another waits for its rows."""
+    index while another waits for its rows. With `optimistic`, no lock is taken yet: the writer works on
+    the live commit of the moment (an ingester indexes a slice's articles while it reads and stores them);
+    `claim(conn)` then takes the transaction's lock and says whether that commit is still the live one
+    (when another ingester published meanwhile, the caller starts again on the new one)."""
 
-    def __init__(self, index: PgIndex, procs: int, memory_mb: int, conn: Optional[Connection] = None) -> None:
+    def __init__(
+        self,
+        index: PgIndex,
+        procs: int,
+        memory_mb: int,
+        conn: Optional[Connection] = None,
+        optimistic: bool = False,
+    ) -> None:
         self.index = index
         self.work: Optional[Path] = None
         self.toc: Optional[int] = None
-        self._lock = None
-        self._in_transaction = conn is not None
+        self._lock = ExitStack()  # the session's lock, when this change holds one
+        self._in_transaction = False
         if conn is not None:
-            conn.execute(select(func.pg_advisory_xact_lock(LOCK_KEY)))
-            index._held.depth = getattr(index._held, "depth", 0) + 1
-        else:
-            self._lock = index.lock()
-            self._lock.__enter__()
+            self._take(conn)
+        elif not optimistic:
+            self._lock.enter_context(index.lock())
         try:
-            self.fresh = index.state() is None or not index.usable()
+            state = index.state()
+            self.fresh = state is None or not index.usable()
             if self.fresh:
+                if optimistic:
+                    raise _NotYet()
                 index.reset()
-            (generation, _, _), copy = index._synced()
-            self.generation = generation
+            self.base, copy = index._synced()
+            self.generation = self.base[0]
             self.work = index._new_work()
             for item in copy.iterdir():
                 if item.is_file() and _published(item.name):
@@ -480,14 +510,24 @@ class PgChange:
             self._release()
             raise
 
+    def _take(self, conn: Connection) -> None:
+        conn.execute(select(func.pg_advisory_xact_lock(LOCK_KEY)))
+        self.index._held.depth = getattr(self.index._held, "depth", 0) + 1
+        self._in_transaction = True
+
+    def claim(self, conn: Connection) -> bool:
+        """Take the lock of `conn`'s transaction; whether the commit this writer started from is still live."""
+        self._take(conn)
+        return self.index.state() == self.base
+
     def publish(self, conn: Connection) -> None:
         self.writer.commit()
-        self.toc = self.index._publish(conn, self.generation, self.work)
+        self.toc = _publish(conn, self.generation, self.work)
 
     def done(self) -> None:
         try:
             if self.toc is not None:
-                self.index._adopt(self.work, self.generation, self.toc)
+                _adopt(self.index.root, self.work, self.generation, self.toc)
         finally:
             self._release()
 
@@ -503,9 +543,11 @@ class PgChange:
         if self._in_transaction:
             self._in_transaction = False
             self.index._held.depth -= 1
-        if self._lock is not None:
-            lock, self._lock = self._lock, None
-            lock.__exit__(None, None, None)
+        self._lock.close()
+
+
+class _NotYet(Exception):
+    """An optimistic change cannot start: there is no usable index to start from (make it under the lock)."""
 
 
 def _alive(pid: str) -> bool:

@@ -569,6 +569,7 @@ class Archive:
         except Exception as exc:
             ok = False
             details["database_error"] = f"{type(exc).__name__}: {exc}"
+        details["index_backend"] = self.settings.search_backend
         try:
             details["index_documents"] = self.searcher().searcher.doc_count()
         except IndexMissing as exc:

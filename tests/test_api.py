@@ -185,11 +185,12 @@ def test_openapi_describes_the_api(client):
     assert {"/api/search", "/api/articles/{id}", "/healthz"} <= set(doc["paths"])
 
 
-def test_healthz_counts(client):
+def test_healthz_counts(app, client):
     response = client.get("/healthz")
     assert response.status_code == 200
     body = response.get_json()
     assert body["status"] == "ok" and body["articles"] == body["index_documents"] == 1 + len(SAMPLE_STORIES)
+    assert body["index_backend"] == app.extensions["newsarchive"].settings.search_backend
 
 
 def test_healthz_reports_a_missing_index(own_app):

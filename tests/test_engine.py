@@ -485,10 +485,11 @@ class Reference:
             length = sum(terms.values()) or 1
             for term, count in terms.items():
                 model[term] += math.exp(final[d] - top) * count / length
-        reader = self.searcher.reader()
         limit = FEEDBACK_MAX_SHARE * self.searcher.doc_count()
         chosen = [
-            (t, v) for t, v in model.most_common() if max(reader.doc_frequency(f, t) for f in DEFAULT_FIELDS) <= limit
+            (t, v)
+            for t, v in model.most_common()
+            if max(self.searcher.live_frequency(f, t) for f in DEFAULT_FIELDS) <= limit
         ][:FEEDBACK_TERMS]
         typed = {w.term: w for w in parsed.words}
         weights: Counter = Counter({t: FEEDBACK_TYPED_WEIGHT / len(typed) for t in typed})

@@ -293,7 +293,7 @@ def openapi_document() -> dict:
                 "get": {
                     "summary": "Health: the database and the index are reachable",
                     "responses": {
-                        "200": {"description": "Healthy, with counts"},
+                        "200": {"description": "Healthy, with counts and `index_backend` (whoosh or postgres)"},
                         "503": {"description": "Unhealthy, with the reason"},
                     },
                 }
