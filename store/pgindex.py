@@ -50,8 +50,10 @@ PART_BYTES = 16 * 1024 * 1024
 LOCK_KEY = 0x6E657773  # the advisory lock of the index's writers ("news")
 COMPLETE = ".complete"  # in a local copy: every file is there
 STATE_ID = 1
-# Local copies other than the newest are removed once this old (a search that opened one has long ended).
-KEEP_OLD_COPIES_S = 600
+# Local copies other than the newest KEEP_COPIES are removed once this old (a search that opened one has
+# long ended: a searcher moves to the new copy on its next request).
+KEEP_OLD_COPIES_S = 60
+KEEP_COPIES = 2
 _TOC = re.compile(r"^_MAIN_(\d+)\.toc$")
 
 
@@ -199,7 +201,7 @@ class PgIndex(ArchiveIndex):
         None when there is no usable index to start from."""
         try:
             return PgChange(self, procs, memory_mb, optimistic=True)
-        except _NotYet:
+        except Exception:  # no usable index yet, or it does not open: the careful path at commit decides
             return None
 
     def ensure(self) -> Index:
@@ -338,10 +340,14 @@ def _make_copy(root: Path, conn: Connection, state: tuple[int, int, int], path: 
 
 
 def _tidy(root: Path, keep: Path) -> None:
-    """Remove this machine's older copies (after KEEP_OLD_COPIES_S) and abandoned work folders."""
+    """Remove this machine's older copies (all but the newest KEEP_COPIES, once KEEP_OLD_COPIES_S old) and
+    abandoned work folders."""
     now = time.time()
-    for path in root.iterdir() if root.is_dir() else ():
-        if path == keep or not path.is_dir():
+    entries = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
+    copies = sorted((p for p in entries if p.name.startswith("pg-")), key=lambda p: p.stat().st_mtime)
+    newest = set(copies[-KEEP_COPIES:]) | {keep}
+    for path in entries:
+        if path in newest:
             continue
         old = now - path.stat().st_mtime > KEEP_OLD_COPIES_S
         if path.name.startswith("pg-") and old:
@@ -367,6 +373,7 @@ def _adopt(root: Path, work: Path, generation: int, toc: int) -> None:
         os.rename(tmp, path)
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
+    _tidy(root, path)
 
 
 def _copy_path(root: Path, generation: int, toc: int) -> Path:
@@ -494,10 +501,13 @@ class PgChange:
             self._lock.enter_context(index.lock())
         try:
             state = index.state()
-            self.fresh = state is None or not index.usable()
-            if self.fresh:
-                if optimistic:
+            if optimistic:  # the careful path (below) checks the index opens; this one finds out on opening
+                if state is None or state[2] != SCHEMA_VERSION:
                     raise _NotYet()
+                self.fresh = False
+            else:
+                self.fresh = state is None or not index.usable()
+            if self.fresh:
                 index.reset()
             self.base, copy = index._synced()
             self.generation = self.base[0]
