@@ -321,12 +321,7 @@ def _make_copy(root: Path, conn: Connection, state: tuple[int, int, int], path: 
     tmp.mkdir()
     try:
         for name, size, sha in listed:
-            for donor in donors:
-                have = donor / name
-                if have.is_file() and have.stat().st_size == size:
-                    os.link(have, tmp / name)
-                    break
-            else:
+            if not any(_link_same(donor / name, size, tmp / name) for donor in donors):
                 _download(conn, generation, name, size, sha, tmp / name)
         (tmp / VERSION_FILE).write_text(f"{state[2]}\n")
         (tmp / COMPLETE).write_text("")
@@ -337,6 +332,18 @@ def _make_copy(root: Path, conn: Connection, state: tuple[int, int, int], path: 
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _link_same(have: Path, size: int, target: Path) -> bool:
+    """Hard-link `have` as `target` when it is there with `size` bytes (another process may be removing
+    that copy: then it is not there)."""
+    try:
+        if have.stat().st_size != size:
+            return False
+        os.link(have, target)
+    except OSError:
+        return False
+    return True
 
 
 def _tidy(root: Path, keep: Path) -> None:
