@@ -24,3 +24,9 @@ def position_name(fmt: str | None) -> str:
 
 class InputError(Exception):
     """The file as a whole cannot be ingested; the message says why and goes into its .error.json."""
+
+
+class DatabaseUnavailable(RuntimeError):
+    """The database stopped answering (down, restarting, out of reach): the run stops at once, and the file
+    being read stays in the inbox to be read again (a big file's committed slices are kept and its reading
+    resumes where it stopped). Nothing is quarantined for it: the file is not at fault."""

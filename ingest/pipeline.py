@@ -28,15 +28,17 @@ import traceback
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
+from sqlalchemy.engine import make_url
 from tqdm import tqdm
 
 from store.db import make_engine, make_sessionmaker
 from store.pgindex import open_index
+from store.replicas import is_disconnect
 from store.settings import Settings, SettingsError
 
 from . import indexing
 from .credits import use_source_table
-from .errors import InputError, RecordError
+from .errors import DatabaseUnavailable, InputError, RecordError
 from .folders import FolderDefaultsCache, load_source_table
 from .inbox import (
     InputFile,
@@ -148,7 +150,7 @@ class Ingester:
                 if feeder is not None:
                     if feeder.pending_docs >= RELEASE_POOL_DOCS:
                         self.parsers.release()
-                    feeder.commit()
+                    commit_index(feeder, self.settings)
             if bar is not None:
                 bar.close()
             if sync_index:
@@ -179,6 +181,16 @@ class Ingester:
         is hashed, then read as a stream, record by record.
         """
         shown = display_path(f.path)
+        try:
+            return self._ingest_file(f, shown, feeder=feeder, many_files=many_files)
+        except Exception as exc:
+            if is_disconnect(exc):
+                raise unavailable(self.settings, exc, f"while {shown} was read", "the file stays in the inbox") from exc
+            raise
+
+    def _ingest_file(
+        self, f: InputFile, shown: str, *, feeder: Optional[indexing.IndexFeeder], many_files: bool
+    ) -> FileResult:
         with self.lock.held():
             if f.refusal:
                 return self.files.quarantine(f, shown, f.refusal, sha=None, size=None)
@@ -203,6 +215,8 @@ class Ingester:
                 except InputError as exc:
                     return self.files.quarantine(f, shown, str(exc), sha=sha, size=size)
                 except Exception as exc:  # a bug must cost one file, not the run
+                    if is_disconnect(exc):
+                        raise  # not the file's fault: it stays where it is (see ingest_file)
                     log.error("internal error while ingesting %s\n%s", shown, traceback.format_exc())
                     self.store.forget_cache()
                     reason = f"internal error: {type(exc).__name__}: {exc}"
@@ -298,6 +312,29 @@ class Ingester:
                 hook()
             finally:
                 self._between = False
+
+
+def unavailable(settings: Settings, exc: BaseException, when: str, kept: str) -> DatabaseUnavailable:
+    """The error that stops a run whose database stopped answering, saying what is kept."""
+    reason = getattr(exc, "orig", None) or exc
+    said = str(reason).strip().splitlines()[0] if str(reason).strip() else "no reason given"
+    where = make_url(settings.database_url).render_as_string(hide_password=True)
+    return DatabaseUnavailable(
+        f"the database at {where} stopped answering {when} ({type(reason).__name__}: {said}); nothing is lost: "
+        f"{kept}, and the next run goes on from there"
+    )
+
+
+def commit_index(feeder: indexing.IndexFeeder, settings: Settings) -> None:
+    """Commit the index of the files stored so far; with the database gone, their rows stay marked not
+    indexed, for the next run to index."""
+    try:
+        feeder.commit()
+    except Exception as exc:
+        if not is_disconnect(exc):
+            raise
+        feeder.file_failed()
+        raise unavailable(settings, exc, "as the index was committed", "what was stored is indexed later") from exc
 
 
 def _progress_bar(total: int):

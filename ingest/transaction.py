@@ -18,6 +18,7 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from store.models import Article, IngestFile, utcnow
+from store.replicas import is_disconnect
 
 from . import indexing
 from .errors import InputError
@@ -132,11 +133,19 @@ class FileTransaction:
 
     def abandon(self, exc: BaseException) -> None:
         """After a failure: roll back, tell the feeder, and for a sliced file with committed slices let its
-        row go when no article kept it, else say where the reading stopped (its stored articles stay)."""
-        self.session.rollback()
+        row go when no article kept it, else say where the reading stopped (its stored articles stay).
+        With the database gone, only what is held here is dropped: a sliced file's row still says
+        "ingesting", and the next run resumes the file from it."""
+        try:
+            self.session.rollback()
+        except Exception as error:
+            if not is_disconnect(error):
+                raise
         self.store_.forget_cache()
         if self.feeder is not None:
             self.feeder.file_failed()
+        if is_disconnect(exc):
+            return
         if not self.sliced or self.row is None or self.row.id is None:
             return
         file_id = self.row.id

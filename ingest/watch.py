@@ -3,22 +3,30 @@ dropped while a big one is read are read between two of its slices and made sear
 
 from __future__ import annotations
 
+import logging
 import time
 
+from store.replicas import is_disconnect
+
+from .errors import DatabaseUnavailable
 from .inbox import InputFile, discover, settled, unique_files
 from .indexing import IndexFeeder
-from .pipeline import Ingester
+from .pipeline import Ingester, commit_index, unavailable
 
+log = logging.getLogger(__name__)
+DOWN_RETRY_S = 2.0  # while the database is down, how often the watcher tries again
 LARGE_FILE_BYTES = 1_000_000  # in a watch batch, the index is committed before a file this big is read
 
 
-def watch(ingester: Ingester, *, stop=None, on_result=None, on_pass=None) -> None:
+def watch(ingester: Ingester, *, stop=None, on_result=None, on_pass=None, on_error=None) -> None:
     """Ingest the inbox, then keep watching it: each file is read once it has stopped changing.
 
     `stop` is a threading.Event (or anything with is_set) that ends the loop; `on_result` is called with
-    each FileResult, and `on_pass` after each look at the inbox.
+    each FileResult, `on_pass` after each look at the inbox, and `on_error` when the database stops
+    answering (the watcher waits for it, its files untouched, and goes on when it answers again).
     """
     settings = ingester.settings
+    waiting = False  # the database stopped answering and has not answered since (said once)
     seen: dict = {}
     interval = settings.watch_interval_ms / 1000
     handled: set = set()  # files read in this batch, by the loop or between the slices of a big file
@@ -57,26 +65,57 @@ def watch(ingester: Ingester, *, stop=None, on_result=None, on_pass=None) -> Non
                 if small:
                     feeder.commit()
 
-            with ingester.lock.held():
-                ingester.between_slices = between_slices
-                try:
-                    for f in ready:
-                        if f.path in handled:
-                            continue
-                        if size_or_zero(f) >= LARGE_FILE_BYTES:
-                            feeder.commit()
-                        read(f, feeder)
-                finally:
-                    ingester.between_slices = None
-                    feeder.commit()
-                ingester.sync_index()
+            try:
+                _read_all(ingester, ready, read, feeder, between_slices, handled)
+                waiting = False
+            except DatabaseUnavailable as exc:
+                # The primary is down: keep every file where it is and look again, more slowly, until it
+                # answers (or a promoted replica does, once NEWSARCHIVE_DATABASE_URL names it).
+                if not waiting:
+                    waiting = True
+                    log.error("%s; waiting for it to answer again", exc)
+                    if on_error is not None:
+                        on_error(exc)
+                if _pause(stop, DOWN_RETRY_S):
+                    break
+                continue
         if on_pass is not None:
             on_pass()
-        if stop is not None:
-            if stop.wait(interval):
-                break
-        else:
-            time.sleep(interval)
+        if _pause(stop, interval):
+            break
+
+
+def _pause(stop, seconds: float) -> bool:
+    """Wait `seconds`; whether `stop` was set meanwhile."""
+    if stop is not None:
+        return bool(stop.wait(seconds))
+    time.sleep(seconds)
+    return False
+
+
+def _read_all(ingester: Ingester, ready: list[InputFile], read, feeder: IndexFeeder, between_slices, handled) -> None:
+    """Read one look's files (sorted small first; those in `handled` were read between slices already), the
+    index committed before each large one."""
+    try:
+        with ingester.lock.held():
+            ingester.between_slices = between_slices
+            try:
+                for f in ready:
+                    if f.path in handled:
+                        continue
+                    if size_or_zero(f) >= LARGE_FILE_BYTES:
+                        feeder.commit()
+                    read(f, feeder)
+            finally:
+                ingester.between_slices = None
+                commit_index(feeder, ingester.settings)
+            ingester.sync_index()
+    except DatabaseUnavailable:
+        raise
+    except Exception as exc:
+        if not is_disconnect(exc):
+            raise
+        raise unavailable(ingester.settings, exc, "while the inbox was read", "unread files stay in the inbox") from exc
 
 
 def size_or_zero(f: InputFile) -> int:

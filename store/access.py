@@ -352,7 +352,7 @@ def create_token(session: Session, user: User, name: str, scope: str = "read", d
     return raw
 
 
-def token_principal(session: Session, raw: str) -> Optional[Principal]:
+def token_principal(session: Session, raw: str, touch: bool = True) -> Optional[Principal]:
     """The principal of a bearer token, or None when it is unknown, revoked, expired or its user disabled."""
     if not raw or not raw.startswith(TOKEN_PREFIX) or len(raw) > 200:
         return None
@@ -377,7 +377,7 @@ def token_principal(session: Session, raw: str) -> Optional[Principal]:
     now = utcnow()
     if row.revoked_at is not None or (row.expires_at is not None and row.expires_at < now) or row.disabled:
         return None
-    if row.last_used_at is None or now - row.last_used_at > dt.timedelta(minutes=1):
+    if touch and (row.last_used_at is None or now - row.last_used_at > dt.timedelta(minutes=1)):
         session.execute(update(ApiToken).where(ApiToken.id == row.token_id).values(last_used_at=now))
     return Principal(
         user_id=row.id,

@@ -74,10 +74,16 @@ class PgIndex(ArchiveIndex):
 
     backend = "postgres"
 
-    def __init__(self, index_dir: Path | str, engine: Engine) -> None:
+    def __init__(self, index_dir: Path | str, engine: Engine, reader: Optional[Callable[[], Engine]] = None) -> None:
         super().__init__(index_dir)
-        self.engine = engine
+        self._engine = engine
+        self._reader = reader  # the engine the web server reads from now (a replica, or the primary)
         self._held = threading.local()
+
+    @property
+    def engine(self) -> Engine:
+        """Where the index is read from (and, outside a web server's reads, written to: the primary)."""
+        return self._reader() if self._reader is not None else self._engine
 
     # -- the live state and the local copy -----------------------------------------------------------
 
@@ -577,10 +583,12 @@ def _alive(pid: str) -> bool:
     return True
 
 
-def open_index(settings, engine: Optional[Engine] = None) -> ArchiveIndex:
+def open_index(
+    settings, engine: Optional[Engine] = None, reader: Optional[Callable[[], Engine]] = None
+) -> ArchiveIndex:
     """The archive's index by NEWSARCHIVE_SEARCH_BACKEND: a Whoosh folder, or kept in PostgreSQL."""
     if settings.search_backend == "postgres":
         if engine is None:
             engine = make_engine(settings)
-        return PgIndex(settings.index_dir, engine)
+        return PgIndex(settings.index_dir, engine, reader)
     return ArchiveIndex(settings.index_dir)

@@ -2,7 +2,9 @@
 
 Used by the web app's pages and JSON API and by `newsarchive search`, so all three answer alike.
 It only reads: the ingester is the only writer of articles and the index (saved searches, in store/saved.py,
-are the only rows the web server writes).
+are the only rows the web server writes). With NEWSARCHIVE_DATABASE_REPLICA_URLS, what is read inside
+`Archive.reading()` comes from the server the replica router chose for it (store/replicas.py); everything
+else (and every write) from the primary.
 """
 
 from __future__ import annotations
@@ -12,12 +14,13 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from contextlib import contextmanager
+from contextvars import ContextVar
 from html import unescape
 from typing import Iterator, Optional
 
 import numpy as np
 from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 from search.columns import SegmentCache
 from search.highlight import best_snippet, find_matches, snippet
@@ -34,6 +37,7 @@ from .db import make_engine, make_sessionmaker
 from .display import human_date
 from .models import Article, Caption, Place, Source, article_places
 from .pgindex import open_index
+from .replicas import Router
 from .settings import Settings
 from .stats import sql_counts
 
@@ -54,15 +58,15 @@ class CollectionMap:
 
     MASKS = 64
 
-    def __init__(self, engine) -> None:
-        self.engine = engine
+    def __init__(self, engine_of) -> None:
+        self._engine_of = engine_of  # the engine to read from now (the request's server)
         self._of = np.full(0, -1, dtype=np.int32)
         self._version: Optional[int] = None
         self._masks: OrderedDict[tuple, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
     def _read(self, where: str = "", params: tuple = ()) -> tuple[np.ndarray, np.ndarray]:
-        with self.engine.connect() as connection:
+        with self._engine_of().connect() as connection:
             marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
             rows = connection.exec_driver_sql(
                 "SELECT id, collection_id FROM articles" + where.replace("?", marker), params
@@ -127,17 +131,38 @@ class Readable(Visibility):
         return self.collections.mask(view, self.readable, self.version)
 
 
+class RoutedSessions:
+    """`archive.sessions()` and `archive.sessions.begin()`: ORM sessions on the server this request reads
+    from (the primary outside `Archive.reading`)."""
+
+    def __init__(self, archive: "Archive") -> None:
+        self._archive = archive
+        self._maker = sessionmaker(expire_on_commit=False)
+
+    def __call__(self, **kw) -> Session:
+        return self._maker(bind=self._archive.engine, **kw)
+
+    @contextmanager
+    def begin(self) -> Iterator[Session]:
+        with self() as session, session.begin():
+            yield session
+
+
 class Archive:
-    """Read access to one archive: a SQL engine, the index, and one reusable searcher per thread."""
+    """Read access to one archive: a SQL engine (the primary, and the replicas it may read from instead),
+    the index, and one reusable searcher per thread."""
 
     def __init__(self, settings: Settings, engine=None) -> None:
         self.settings = settings
-        self.engine = engine or make_engine(settings)
-        self.sessions = make_sessionmaker(self.engine)
-        self.index = open_index(settings, self.engine)
+        self.primary = engine or make_engine(settings)
+        self.router = Router(self.primary, settings.database_replica_urls, settings.replica_max_lag_s)
+        self._reader: ContextVar = ContextVar(f"archive-reader-{id(self)}", default=None)
+        self.sessions = RoutedSessions(self)
+        self.write_sessions = make_sessionmaker(self.primary)  # always the primary
+        self.index = open_index(settings, self.primary, reader=lambda: self.engine)
         self.cache = SegmentCache(postings_cache_bytes=settings.search_cache_mb * 1024 * 1024)
         self.answers = AnswerCache(entries=settings.search_answers)
-        self.collections = CollectionMap(self.engine)
+        self.collections = CollectionMap(lambda: self.engine)
         self._readable: dict[tuple, frozenset[int]] = {}
         self._local = threading.local()
         self._searchers: list = []
@@ -151,7 +176,31 @@ class Archive:
                 except Exception:
                     pass
             self._searchers.clear()
-        self.engine.dispose()
+        self.router.close()
+        self.primary.dispose()
+
+    # -- which server reads --------------------------------------------------------------------------
+
+    @property
+    def engine(self):
+        """The engine reads go to now: the server `reading()` chose, else the primary."""
+        return self._reader.get() or self.primary
+
+    @contextmanager
+    def reading(self, engine=None) -> Iterator:
+        """Read from `engine` (by default, the server the replica router chooses) inside the block."""
+        token = self._reader.set(engine if engine is not None else self.router.choose())
+        try:
+            yield self._reader.get()
+        finally:
+            self._reader.reset(token)
+
+    def pin(self, engine=None):
+        """Start reading from `engine` (or the router's choice) until `unpin(token)`; for a web request."""
+        return self._reader.set(engine if engine is not None else self.router.choose())
+
+    def unpin(self, token) -> None:
+        self._reader.reset(token)
 
     # -- searchers -----------------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 ENV_PREFIX = "NEWSARCHIVE_"
-KINDS = ("path", "url", "int", "float", "bool", "str", "choice", "zone")
+KINDS = ("path", "url", "urls", "int", "float", "bool", "str", "choice", "zone")
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off")
 
@@ -61,6 +61,17 @@ class Setting:
                     f"{self.variable} must be a database URL such as postgresql+psycopg://user@host/db, not {raw!r}"
                 ) from None
             return text
+        if self.kind == "urls":
+            urls = tuple(part.strip() for part in text.split(",") if part.strip())
+            for url in urls:
+                try:
+                    make_url(url)
+                except ArgumentError:
+                    raise SettingsError(
+                        f"{self.variable} must be database URLs separated by commas, such as "
+                        f"postgresql+psycopg://user@replica1/db, not {url!r}"
+                    ) from None
+            return urls
         if self.kind in ("int", "float"):
             try:
                 value = int(text.replace("_", "")) if self.kind == "int" else float(text.replace("_", ""))
@@ -103,6 +114,30 @@ TABLE: tuple[Setting, ...] = (
         lambda s: f"sqlite:///{s['home'] / 'newsarchive.sqlite'}",
         "any SQLAlchemy URL, e.g. `postgresql+psycopg://user@host/db`",
         shown_default="sqlite:///$NEWSARCHIVE_HOME/newsarchive.sqlite",
+    ),
+    Setting(
+        "database_replica_urls",
+        "urls",
+        (),
+        "PostgreSQL streaming replicas of that database, separated by commas: searches, article pages, exports "
+        "and feeds read from them (round-robin), everything that writes goes to `NEWSARCHIVE_DATABASE_URL`",
+        shown_default="(none)",
+    ),
+    Setting(
+        "replica_max_lag_s",
+        "float",
+        5.0,
+        "a replica further behind the primary than this many seconds is left out until it catches up "
+        "(checked at most once a second); when no replica is usable the primary answers",
+        minimum=0,
+    ),
+    Setting(
+        "archive_dir",
+        "path",
+        lambda s: s["home"] / "archive",
+        "where ingested files are kept (the article pages' original downloads); on several machines, a shared "
+        "folder mounted at the same path on every ingester and web server",
+        shown_default="$NEWSARCHIVE_HOME/archive",
     ),
     Setting(
         "index_dir",
@@ -282,6 +317,9 @@ class Settings:
 
     home: Path
     database_url: str
+    database_replica_urls: tuple[str, ...]
+    replica_max_lag_s: float
+    archive_dir: Path
     index_dir: Path
     inbox: Path
     sources_file: Optional[Path]
@@ -319,10 +357,6 @@ class Settings:
         return self.access == "login"
 
     @property
-    def archive_dir(self) -> Path:
-        return self.home / "archive"
-
-    @property
     def failed_dir(self) -> Path:
         return self.home / "failed"
 
@@ -352,6 +386,17 @@ class Settings:
                 "NEWSARCHIVE_DATABASE_URL to a PostgreSQL database (postgresql+psycopg://user@host/db), "
                 "or NEWSARCHIVE_SEARCH_BACKEND=whoosh"
             )
+        if values["database_replica_urls"]:
+            not_pg = [
+                u
+                for u in values["database_replica_urls"] + (str(values["database_url"]),)
+                if not u.startswith("postgresql")
+            ]
+            if not_pg:
+                raise SettingsError(
+                    "NEWSARCHIVE_DATABASE_REPLICA_URLS names streaming replicas of a PostgreSQL primary: "
+                    "NEWSARCHIVE_DATABASE_URL and every replica URL must be postgresql+psycopg://... URLs"
+                )
         return cls(**values)
 
     def ensure_dirs(self) -> None:

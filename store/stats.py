@@ -10,6 +10,7 @@ from search.index import ArchiveIndex, IndexMissing
 from .db import make_engine
 from .models import Article, Caption, IngestFile, Place, Source
 from .pgindex import open_index
+from .replicas import Router
 from .settings import Settings
 
 
@@ -61,6 +62,12 @@ def collect(settings: Settings) -> dict:
         with Session(engine) as session:
             data = sql_counts(session)
         data.update(index_status(open_index(settings, engine)))
+        if settings.database_replica_urls:
+            router = Router(engine, settings.database_replica_urls, settings.replica_max_lag_s)
+            try:
+                data["database"] = router.describe(with_urls=True)
+            finally:
+                router.close()
     finally:
         engine.dispose()
     return data

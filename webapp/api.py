@@ -149,7 +149,10 @@ def openapi():
 def status():
     archive = get_archive()
     with archive.session() as session:
-        return jsonify({**ingest_status(session, archive.settings), "access": access_state(archive.settings)})
+        answer = {**ingest_status(session, archive.settings), "access": access_state(archive.settings)}
+    if archive.router.enabled:
+        answer["database"] = archive.router.describe()
+    return jsonify(answer)
 
 
 @bp.get("/healthz")
@@ -160,4 +163,6 @@ def healthz():
         return jsonify({"status": "ok" if ok else "unavailable"}), 200 if ok else 503
     current = read_progress(archive.settings.home)  # the file being read now, if any (see /api/status)
     details["ingesting"] = shown_path(current["file"], archive.settings) if current else None
+    if archive.router.enabled:
+        details["database"] = archive.router.describe(with_urls=True)
     return jsonify({"status": "ok" if ok else "unavailable", **details}), 200 if ok else 503

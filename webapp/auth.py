@@ -32,6 +32,7 @@ from search.request import BadRequest
 from store import access
 from store.access import ANONYMOUS, OPEN, AccessError, Principal
 from store.models import Article, User
+from store.replicas import is_disconnect
 
 from .context import get_archive, principal, visible
 from .errors import error_response, wants_json
@@ -156,8 +157,15 @@ def resolve_principal() -> Principal:
         kind, _, raw = header.partition(" ")
         if kind.lower() != "bearer" or not raw.strip():
             raise _Refused(_unauthorised("send an API token as `Authorization: Bearer na_...`"))
-        with archive.sessions.begin() as db:
-            found = access.token_principal(db, raw.strip())
+        try:
+            with archive.write_sessions.begin() as db:  # it notes when the token was last used
+                found = access.token_principal(db, raw.strip())
+        except Exception as exc:
+            if not (archive.router.enabled and is_disconnect(exc)):
+                raise
+            # The primary is down: the token is checked on this request's replica, its use not noted.
+            with archive.sessions() as db:
+                found = access.token_principal(db, raw.strip(), touch=False)
         if found is None:
             raise _Refused(_unauthorised("this API token is unknown, expired or revoked"))
         return found
@@ -464,9 +472,10 @@ def api_audit():
 
 def audit(action: str, target: Optional[str] = None, detail: Optional[str] = None) -> None:
     """Record what the current principal did (exports, originals) in the audit log (login mode: in open
-    mode there is one user, and the web server writes nothing but saved searches)."""
+    mode there is one user, and the web server writes nothing but saved searches). With the primary down,
+    this fails, and with it the request: what is audited is not served unaudited."""
     archive = get_archive()
     if not archive.settings.login_required:
         return
-    with archive.sessions.begin() as db:
+    with archive.write_sessions.begin() as db:  # the primary, also when this request reads a replica
         access.record(db, principal(), action, target, detail, client_address())

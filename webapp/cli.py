@@ -22,7 +22,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
 from tqdm import tqdm
 
-from ingest.errors import position_name
+from ingest.errors import DatabaseUnavailable, position_name
 from ingest.indexing import reindex as rebuild_index
 from ingest.pipeline import FileResult, Ingester, RunSummary
 from ingest.priority import lower_priority
@@ -117,7 +117,10 @@ def ingest(paths: tuple[Path, ...], watch: bool, as_json: bool, workers: int | N
     except SettingsError as exc:
         raise click.ClickException(str(exc)) from exc
     with ingester:
-        summary = ingester.run(paths, progress=not as_json and sys.stderr.isatty())
+        try:
+            summary = ingester.run(paths, progress=not as_json and sys.stderr.isatty())
+        except DatabaseUnavailable as exc:
+            raise click.ClickException(str(exc)) from exc
         if as_json:
             click.echo(json.dumps(summary.as_dict(), ensure_ascii=False))
         else:
@@ -132,7 +135,11 @@ def ingest(paths: tuple[Path, ...], watch: bool, as_json: bool, workers: int | N
                     click.echo(file_line(result))
 
             try:
-                watch_inbox(ingester, on_result=report)
+                watch_inbox(
+                    ingester,
+                    on_result=report,
+                    on_error=lambda exc: click.echo(f"waiting for the database: {exc}", err=True),
+                )
             except KeyboardInterrupt:
                 pass
 
@@ -204,8 +211,16 @@ def stats(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(data, ensure_ascii=False))
         return
+    servers = data.pop("database", None)
     for key, value in data.items():
         click.echo(f"{key}: {value}")
+    if servers:
+        primary = servers["primary"]
+        click.echo(f"primary: {'up' if primary['up'] else 'DOWN'} ({primary['url']})")
+        for replica in servers["replicas"]:
+            state = "DOWN" if not replica["up"] else ("in use" if replica["usable"] else "left out")
+            lag = "unknown" if replica.get("lag_s") is None else f"{replica['lag_s']:.1f} s"
+            click.echo(f"{replica['name']}: {state}, {lag} behind ({replica['url']})")
 
 
 @cli.command()

@@ -217,4 +217,5 @@ def status():
     archive = get_archive()
     with archive.session() as session:
         state = ingest_status(session, archive.settings)
-    return render_template("status.html", status=state, access=access_state(archive.settings))
+    servers = archive.router.describe() if archive.router.enabled else None
+    return render_template("status.html", status=state, access=access_state(archive.settings), servers=servers)
