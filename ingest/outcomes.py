@@ -22,7 +22,9 @@ from .normalise import safe_text
 @dataclass
 class FileResult:
     path: str
-    status: str  # ingested, duplicate, failed
+    # ingested, duplicate, failed; or, with another ingester on the archive, busy (it is reading the same
+    # bytes: the file is left for the next look) or gone (it read the file and moved it out of the inbox)
+    status: str
     stored_path: Optional[str] = None
     format: Optional[str] = None
     articles: int = 0

@@ -51,7 +51,7 @@ from .inbox import (
     read_all,
     unique_files,
 )
-from .lock import IngestLock
+from .lock import FileClaims, IngestLock
 from .normalise import safe_text
 from .outcomes import FileLog, FileResult, RunSummary
 from .parsing import ParserPool
@@ -103,6 +103,7 @@ class Ingester:
         self.move = move
         self.files = FileLog(settings, self.sessions, move)
         self.lock = IngestLock(settings.home)
+        self.claims = FileClaims(self.engine)  # files being read, across machines (PostgreSQL)
         self.status = StatusFile(settings.home)  # the file being read now, for /status
         self.between_slices: Optional[Callable[[], None]] = None  # the watcher reads small files between slices
         self._progress = False  # a run's progress bars on the terminal (ingest_files sets it)
@@ -110,6 +111,7 @@ class Ingester:
 
     def close(self) -> None:
         self.parsers.release()
+        self.claims.close()
         self.engine.dispose()
 
     def __enter__(self) -> "Ingester":
@@ -196,6 +198,10 @@ class Ingester:
                 return self.files.quarantine(f, shown, f.refusal, sha=None, size=None)
             try:
                 handle, size = open_input(f.path, follow_links=not f.in_inbox)
+            except FileNotFoundError:
+                if f.in_inbox:  # another ingester sharing the inbox has read it and moved it
+                    return FileResult(path=shown, status="gone", reason="read by another ingester")
+                return self.files.quarantine(f, shown, "cannot read the file: it does not exist", sha=None, size=None)
             except (OSError, ValueError) as exc:
                 return self.files.quarantine(f, shown, f"cannot read the file: {_reason(exc)}", sha=None, size=None)
             with handle:
@@ -203,24 +209,37 @@ class Ingester:
                     source, sha, size = self._read(handle, size)
                 except (OSError, ValueError) as exc:
                     return self.files.quarantine(f, shown, f"cannot read the file: {_reason(exc)}", sha=None, size=None)
-                if f.in_inbox:
-                    resumed = self.files.finish_interrupted_move(f, shown, sha)
-                    if resumed is not None:
-                        return resumed
-                known = self.files.known_bytes(sha)
-                if known is not None:
-                    return self.files.duplicate_file(f, shown, sha, size, known)
+                if not self.claims.claim(sha):
+                    reason = "another ingester is reading these bytes now: left where it is, for the next look"
+                    return FileResult(path=shown, status="busy", reason=reason)
                 try:
-                    return self._store_articles(f, shown, sha, source, size=size, feeder=feeder, many_files=many_files)
-                except InputError as exc:
-                    return self.files.quarantine(f, shown, str(exc), sha=sha, size=size)
-                except Exception as exc:  # a bug must cost one file, not the run
-                    if is_disconnect(exc):
-                        raise  # not the file's fault: it stays where it is (see ingest_file)
-                    log.error("internal error while ingesting %s\n%s", shown, traceback.format_exc())
-                    self.store.forget_cache()
-                    reason = f"internal error: {type(exc).__name__}: {exc}"
-                    return self.files.quarantine(f, shown, reason, sha=sha, size=size)
+                    return self._claimed(f, shown, sha, source, size, feeder=feeder, many_files=many_files)
+                finally:
+                    self.claims.release(sha)
+
+    def _claimed(
+        self, f: InputFile, shown: str, sha: str, source, size: int, *, feeder, many_files: bool
+    ) -> FileResult:
+        """The rest of a file's reading, once no other ingester reads it: resume a move, know its bytes,
+        or store its articles."""
+        if f.in_inbox:
+            resumed = self.files.finish_interrupted_move(f, shown, sha)
+            if resumed is not None:
+                return resumed
+        known = self.files.known_bytes(sha)
+        if known is not None:
+            return self.files.duplicate_file(f, shown, sha, size, known)
+        try:
+            return self._store_articles(f, shown, sha, source, size=size, feeder=feeder, many_files=many_files)
+        except InputError as exc:
+            return self.files.quarantine(f, shown, str(exc), sha=sha, size=size)
+        except Exception as exc:  # a bug must cost one file, not the run
+            if is_disconnect(exc):
+                raise  # not the file's fault: it stays where it is (see ingest_file)
+            log.error("internal error while ingesting %s\n%s", shown, traceback.format_exc())
+            self.store.forget_cache()
+            reason = f"internal error: {type(exc).__name__}: {exc}"
+            return self.files.quarantine(f, shown, reason, sha=sha, size=size)
 
     def _read(self, handle: io.BufferedReader, size: int) -> tuple[bytes | io.BufferedReader, str, int]:
         """(the file's bytes, their SHA-256, their count) for a file up to max_file_bytes; for a bigger one,
@@ -249,7 +268,12 @@ class Ingester:
         fmt = self._format(stream, f, source, size)
         result = FileResult(path=shown, status="ingested", format=fmt)
         write = FileTransaction(
-            self.sessions, self.store, result, feeder=feeder, parallel_index=many_files or fmt in SLICED_FORMATS
+            self.sessions,
+            self.store,
+            result,
+            feeder=feeder,
+            parallel_index=many_files or fmt in SLICED_FORMATS,
+            slice_seconds=self.settings.ingest_slice_s,
         )
         streamed = not isinstance(source, bytes)
         try:

@@ -23,6 +23,7 @@ from store.replicas import is_disconnect
 from . import indexing
 from .errors import InputError
 from .inbox import display_path
+from .lock import take_turn
 from .outcomes import FileResult, no_article_reason
 from .persist import ArticleStore
 from .records import ArticleData
@@ -45,20 +46,33 @@ class FileTransaction:
         *,
         feeder: Optional[indexing.IndexFeeder],
         parallel_index: bool,
+        slice_seconds: Optional[float] = None,
     ) -> None:
         self.sessions = sessions
         self.store_ = store
         self.result = result
         self.feeder = feeder
         self.parallel_index = parallel_index
+        # NEWSARCHIVE_INGEST_SLICE_S, else the feeder's own (longer with the index in PostgreSQL)
+        self.slice_seconds = slice_seconds or getattr(feeder, "slice_seconds", SLICE_SECONDS)
         self.sliced = result.format in SLICED_FORMATS
         self.session: Session = sessions()
         self.row: Optional[IngestFile] = None
         self.before = 0  # articles a killed run stored from these bytes (its row is carried on)
         self._slice_started = time.monotonic()
+        self._turn = False  # this transaction holds the archive's write turn (PostgreSQL)
+
+    def _take_turn(self) -> None:
+        """Wait for this ingester's turn to write, once per transaction (ingest/lock.py `take_turn`); taken
+        when the transaction first writes, so the watcher's small files read between two slices (in
+        transactions of their own) never wait for this one."""
+        if not self._turn:
+            take_turn(self.session)
+            self._turn = True
 
     def open(self, sha: str, size: int, destination: Optional[Path]) -> Optional[Path]:
         """Find or make the file's row; return where the file goes (a resumed row keeps its destination)."""
+        self._take_turn()
         row = self.session.scalars(
             select(IngestFile)
             .where(IngestFile.sha256 == sha, IngestFile.status == "ingesting")
@@ -90,18 +104,19 @@ class FileTransaction:
         """Store a batch; for a sliced file, commit when the slice has lasted SLICE_SECONDS and then call
         `between_slices` (the watcher reads small files dropped meanwhile)."""
         row = self.row
+        self._take_turn()
         done = self.store_.store(self.session, batch, original_file=row.stored_path, ingest_file_id=row.id)
         self.result.articles += done.stored
         self.result.duplicates += done.duplicates
         if self.feeder is not None:
             self.feeder.add(done.docs, parallel=self.parallel_index)
             self.feeder.remove(done.removed)
-        slice_seconds = getattr(self.feeder, "slice_seconds", SLICE_SECONDS)
-        if self.sliced and time.monotonic() - self._slice_started >= slice_seconds:
+        if self.sliced and time.monotonic() - self._slice_started >= self.slice_seconds:
             row.articles_ingested = self.before + self.result.articles  # with what a killed run stored
             if self.feeder is not None:
                 self.feeder.before_commit(self.session)
             self.session.commit()
+            self._turn = False
             if self.feeder is not None:
                 self.feeder.file_committed(row.id)
             if between_slices is not None:
@@ -111,6 +126,7 @@ class FileTransaction:
     def finish(self) -> FileResult:
         """Commit the file's last articles and its row's outcome (quarantined when nothing was usable)."""
         result, row = self.result, self.row
+        self._take_turn()
         if self.before:
             result.articles += self.before
             result.duplicates -= self.before

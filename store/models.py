@@ -20,6 +20,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -30,6 +31,10 @@ NAMING_CONVENTION = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+
+# The articles of one identity that may be searched at once: one (the partial unique index on identity).
+ONE_USABLE_VERSION = "status = 'usable' AND identity IS NOT NULL"
 
 
 def utcnow() -> dt.datetime:
@@ -132,7 +137,17 @@ class Article(Base):
     )
     places: Mapped[list[Place]] = relationship(secondary=article_places, order_by="Place.name")
 
-    __table_args__ = (Index("ix_articles_pending", "indexed"),)
+    __table_args__ = (
+        Index("ix_articles_pending", "indexed"),
+        # One searched version of an article identity, however many ingesters write (migration 0010).
+        Index(
+            "uq_articles_usable_identity",
+            "identity",
+            unique=True,
+            postgresql_where=text(ONE_USABLE_VERSION),
+            sqlite_where=text(ONE_USABLE_VERSION),
+        ),
+    )
 
     @property
     def paragraphs(self) -> list[str]:

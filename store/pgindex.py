@@ -48,6 +48,9 @@ from .models import SearchIndexFile, SearchIndexPart, SearchIndexState, utcnow
 
 PART_BYTES = 16 * 1024 * 1024
 LOCK_KEY = 0x6E657773  # the advisory lock of the index's writers ("news")
+# The advisory lock whose holder writes articles now ("neww": ingest/lock.py take_turn). Taken before
+# LOCK_KEY by everything that takes both, so that two writers never wait for each other's.
+WRITE_TURN_KEY = 0x6E657777
 COMPLETE = ".complete"  # in a local copy: every file is there
 STATE_ID = 1
 # Local copies other than the newest KEEP_COPIES are removed once this old (a search that opened one has
@@ -185,6 +188,9 @@ class PgIndex(ArchiveIndex):
             return
         conn = self.engine.connect()
         try:
+            # The ingesters' write turn first (a file's transaction takes it before the index's lock): a
+            # sync or reindex marking rows never waits for rows that a transaction waiting for it holds.
+            conn.execute(select(func.pg_advisory_lock(WRITE_TURN_KEY)))
             conn.execute(select(func.pg_advisory_lock(LOCK_KEY)))
             conn.commit()
             self._held.depth = 1
@@ -193,6 +199,7 @@ class PgIndex(ArchiveIndex):
             finally:
                 self._held.depth = 0
                 conn.execute(select(func.pg_advisory_unlock(LOCK_KEY)))
+                conn.execute(select(func.pg_advisory_unlock(WRITE_TURN_KEY)))
                 conn.commit()
         finally:
             conn.close()

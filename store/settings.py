@@ -188,6 +188,15 @@ TABLE: tuple[Setting, ...] = (
     Setting("watch_interval_ms", "int", 1000, "how often `--watch` looks at the inbox", minimum=1),
     Setting("settle_ms", "int", 2000, "a file must be unchanged this long before `--watch` reads it", minimum=0),
     Setting("ingest_batch_articles", "int", 500, "articles per SQL insert batch", minimum=1),
+    Setting(
+        "ingest_slice_s",
+        "float",
+        None,
+        "how long one transaction of a file of many records lasts: at each, its articles so far become "
+        "searchable and survive a kill; longer slices make fewer, larger index segments",
+        shown_default="1 (`whoosh` backend) or 5 (`postgres`)",
+        minimum=0.01,
+    ),
     Setting("ingest_workers", "int", 0, "parser processes for big files; 0 means one per CPU", minimum=0),
     Setting(
         "ingest_nice",
@@ -330,6 +339,7 @@ class Settings:
     watch_interval_ms: int
     settle_ms: int
     ingest_batch_articles: int
+    ingest_slice_s: Optional[float]  # None: the search backend's own (ingest/transaction.py)
     ingest_workers: int  # parser processes; 0 means one per CPU
     ingest_nice: int  # added to the ingester's niceness (os.nice)
     index_procs: int

@@ -134,6 +134,8 @@ def cli_env(settings: Settings, **extra: str) -> dict[str, str]:
         NEWSARCHIVE_HOME=str(settings.home),
         NEWSARCHIVE_DATABASE_URL=settings.database_url,
         NEWSARCHIVE_SEARCH_BACKEND=settings.search_backend,
+        NEWSARCHIVE_INBOX=str(settings.inbox),
+        NEWSARCHIVE_ARCHIVE_DIR=str(settings.archive_dir),
         **extra,
     )
 

@@ -161,8 +161,8 @@ def _print_summary(summary: RunSummary) -> None:
 
 def file_line(result: FileResult) -> str:
     """The line `ingest --watch` prints for a file it read: what became of it."""
-    if result.status == "failed":
-        return f"failed: {result.path}: {result.reason}"
+    if result.status in ("failed", "busy", "gone"):
+        return f"{result.status}: {result.path}: {result.reason}"
     if result.status == "duplicate" and not result.articles and not result.duplicates:
         return f"duplicate: {result.path}: {result.reason}"
     skipped = f", {len(result.errors)} bad record(s) skipped" if result.errors else ""
