@@ -25,8 +25,9 @@ import logging
 import os
 import sys
 import traceback
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from sqlalchemy.engine import make_url
 from tqdm import tqdm
@@ -176,19 +177,12 @@ class Ingester:
     def ingest_file(
         self, f: InputFile, *, feeder: Optional[indexing.IndexFeeder] = None, many_files: bool = False
     ) -> FileResult:
-        """Ingest one file; every outcome is recorded in the ingest log and never raises for bad input.
-
-        With a `feeder`, the file's articles go to the index as they are stored; without one they wait,
-        marked not indexed, for `sync_index`. A file up to max_file_bytes is read into memory; a bigger one
-        is hashed, then read as a stream, record by record.
-        """
+        """Ingest one file; every outcome is recorded in the ingest log and never raises for bad input (only
+        DatabaseUnavailable). With a `feeder`, the file's articles go to the index as they are stored;
+        without one they wait, marked not indexed, for `sync_index`."""
         shown = display_path(f.path)
-        try:
+        with stops_with_database(self.settings, f"while {shown} was read", "the file stays in the inbox"):
             return self._ingest_file(f, shown, feeder=feeder, many_files=many_files)
-        except Exception as exc:
-            if is_disconnect(exc):
-                raise unavailable(self.settings, exc, f"while {shown} was read", "the file stays in the inbox") from exc
-            raise
 
     def _ingest_file(
         self, f: InputFile, shown: str, *, feeder: Optional[indexing.IndexFeeder], many_files: bool
@@ -206,7 +200,7 @@ class Ingester:
                 return self.files.quarantine(f, shown, f"cannot read the file: {_reason(exc)}", sha=None, size=None)
             with handle:
                 try:
-                    source, sha, size = self._read(handle, size)
+                    source, sha, size = read_source(handle, size, self.settings.max_file_bytes)
                 except (OSError, ValueError) as exc:
                     return self.files.quarantine(f, shown, f"cannot read the file: {_reason(exc)}", sha=None, size=None)
                 if not self.claims.claim(sha):
@@ -240,16 +234,6 @@ class Ingester:
             self.store.forget_cache()
             reason = f"internal error: {type(exc).__name__}: {exc}"
             return self.files.quarantine(f, shown, reason, sha=sha, size=size)
-
-    def _read(self, handle: io.BufferedReader, size: int) -> tuple[bytes | io.BufferedReader, str, int]:
-        """(the file's bytes, their SHA-256, their count) for a file up to max_file_bytes; for a bigger one,
-        hashed, (the stream rewound, its hash, its size): it is read record by record."""
-        if size <= self.settings.max_file_bytes:
-            data = read_all(handle, self.settings.max_file_bytes)
-            return data, hashlib.sha256(data).hexdigest(), len(data)
-        sha = hash_stream(handle)
-        handle.seek(0)
-        return handle, sha, size
 
     def _store_articles(
         self,
@@ -338,6 +322,17 @@ class Ingester:
                 self._between = False
 
 
+def read_source(handle: io.BufferedReader, size: int, max_bytes: int) -> tuple[bytes | io.BufferedReader, str, int]:
+    """(the file's bytes, their SHA-256, their count) for a file up to `max_bytes`; for a bigger one,
+    hashed, (the stream rewound, its hash, its size): it is read record by record."""
+    if size <= max_bytes:
+        data = read_all(handle, max_bytes)
+        return data, hashlib.sha256(data).hexdigest(), len(data)
+    sha = hash_stream(handle)
+    handle.seek(0)
+    return handle, sha, size
+
+
 def unavailable(settings: Settings, exc: BaseException, when: str, kept: str) -> DatabaseUnavailable:
     """The error that stops a run whose database stopped answering, saying what is kept."""
     reason = getattr(exc, "orig", None) or exc
@@ -349,16 +344,28 @@ def unavailable(settings: Settings, exc: BaseException, when: str, kept: str) ->
     )
 
 
+@contextmanager
+def stops_with_database(settings: Settings, when: str, kept: str) -> Iterator[None]:
+    """Turn a database that stopped answering inside the block into DatabaseUnavailable, saying what is kept."""
+    try:
+        yield
+    except DatabaseUnavailable:
+        raise
+    except Exception as exc:
+        if not is_disconnect(exc):
+            raise
+        raise unavailable(settings, exc, when, kept) from exc
+
+
 def commit_index(feeder: indexing.IndexFeeder, settings: Settings) -> None:
     """Commit the index of the files stored so far; with the database gone, their rows stay marked not
     indexed, for the next run to index."""
     try:
-        feeder.commit()
-    except Exception as exc:
-        if not is_disconnect(exc):
-            raise
+        with stops_with_database(settings, "as the index was committed", "what was stored is indexed later"):
+            feeder.commit()
+    except DatabaseUnavailable:
         feeder.file_failed()
-        raise unavailable(settings, exc, "as the index was committed", "what was stored is indexed later") from exc
+        raise
 
 
 def _progress_bar(total: int):

@@ -6,12 +6,10 @@ from __future__ import annotations
 import logging
 import time
 
-from store.replicas import is_disconnect
-
 from .errors import DatabaseUnavailable
 from .inbox import InputFile, discover, settled, unique_files
 from .indexing import IndexFeeder
-from .pipeline import Ingester, commit_index, unavailable
+from .pipeline import Ingester, commit_index, stops_with_database
 
 log = logging.getLogger(__name__)
 DOWN_RETRY_S = 2.0  # while the database is down, how often the watcher tries again
@@ -96,26 +94,20 @@ def _pause(stop, seconds: float) -> bool:
 def _read_all(ingester: Ingester, ready: list[InputFile], read, feeder: IndexFeeder, between_slices, handled) -> None:
     """Read one look's files (sorted small first; those in `handled` were read between slices already), the
     index committed before each large one."""
-    try:
-        with ingester.lock.held():
-            ingester.between_slices = between_slices
-            try:
-                for f in ready:
-                    if f.path in handled:
-                        continue
-                    if size_or_zero(f) >= LARGE_FILE_BYTES:
-                        feeder.commit()
-                    read(f, feeder)
-            finally:
-                ingester.between_slices = None
-                commit_index(feeder, ingester.settings)
-            ingester.sync_index()
-    except DatabaseUnavailable:
-        raise
-    except Exception as exc:
-        if not is_disconnect(exc):
-            raise
-        raise unavailable(ingester.settings, exc, "while the inbox was read", "unread files stay in the inbox") from exc
+    kept = "unread files stay in the inbox"
+    with stops_with_database(ingester.settings, "while the inbox was read", kept), ingester.lock.held():
+        ingester.between_slices = between_slices
+        try:
+            for f in ready:
+                if f.path in handled:
+                    continue
+                if size_or_zero(f) >= LARGE_FILE_BYTES:
+                    feeder.commit()
+                read(f, feeder)
+        finally:
+            ingester.between_slices = None
+            commit_index(feeder, ingester.settings)
+        ingester.sync_index()
 
 
 def size_or_zero(f: InputFile) -> int:

@@ -192,6 +192,10 @@ def test_reads_go_to_the_replica_and_survive_either_server_stopping(tmp_path):
             assert wait_for(lambda: _search(client, "ferry timetable") == (200, 1, "replica 1"), timeout=10)
             assert client.get("/api/articles/1").status_code == 200
             assert client.get("/healthz").status_code == 200
+            with client.session_transaction() as session:
+                token = session.get("csrf") or ""
+            saving = client.post("/saved", data={"params": "q=ferry", "name": "Ferries", "csrf_token": token})
+            assert saving.status_code == 503 and "database" in saving.get_data(as_text=True)  # a write: no primary
             dropped = _article(settings.inbox, "storm", "Storm closes the bridge", "High winds on the coast.")
             refused = subprocess.run(
                 [str(ROOT / ".venv" / "bin" / "newsarchive"), "ingest"],

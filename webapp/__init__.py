@@ -154,6 +154,13 @@ def create_app(settings: Optional[Settings] = None) -> Flask:
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):
+        if is_disconnect(exc):  # the database (the primary, for a write) is down or out of reach
+            app.logger.error("database unavailable on %s: %s", request.path, exc)
+            return _error(
+                503,
+                "database_unavailable",
+                "the archive's database is not answering just now; searches may still work; try again shortly",
+            )
         app.logger.exception("unexpected error on %s", request.path)
         return _error(500, "internal_error", "something went wrong on our side; the error has been logged")
 
