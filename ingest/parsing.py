@@ -4,10 +4,14 @@ one, in order, with a bounded window of chunks in flight."""
 from __future__ import annotations
 
 import concurrent.futures as cf
+import ctypes
+import ctypes.util
 import gc
 import json
 import logging
 import multiprocessing
+import os
+import signal
 from typing import Iterator, Optional
 
 from .credits import use_source_table
@@ -22,6 +26,9 @@ log = logging.getLogger(__name__)
 # Files with at least this many units are parsed in worker processes.
 PARALLEL_MIN_UNITS = 64
 CHUNK_UNITS = 64
+
+
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent ends
 
 
 class ParserPool:
@@ -82,10 +89,25 @@ class ParserPool:
             self._pool = cf.ProcessPoolExecutor(
                 self.workers,
                 mp_context=multiprocessing.get_context(method),
-                initializer=use_source_table,
-                initargs=(self.source_table,),
+                initializer=_start_worker,
+                initargs=(self.source_table, os.getpid()),
             )
         return self._pool
+
+
+def _start_worker(source_table, parent: int) -> None:
+    """A parser process: the ingester's source names, and an end when the ingester ends. A forked worker
+    holds copies of the ingester's sockets, among them its PostgreSQL connections: outliving a killed
+    ingester, it would keep that session (and its advisory locks: its turn, its claimed file) alive, and
+    no other ingester could carry its file on."""
+    use_source_table(source_table)
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # Linux: killed with the ingester
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:  # the ingester ended before the line above took effect
+        os._exit(1)
 
 
 def parse_chunk(items: list, limits: Limits, defaults: FolderDefaults) -> list[ArticleData | RecordError]:

@@ -9,7 +9,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -31,7 +31,22 @@ def make_engine(settings: Settings, *, writer: bool = False) -> Engine:
         engine = create_engine(url, connect_args={"timeout": settings.sqlite_busy_timeout_ms / 1000})
         _configure_sqlite(engine, settings.sqlite_busy_timeout_ms, "BEGIN IMMEDIATE" if writer else "BEGIN")
         return engine
+    if url.get_backend_name() == "postgresql":
+        return create_engine(url, pool_pre_ping=True, connect_args=dict(KEEPALIVES))
     return create_engine(url, pool_pre_ping=True)
+
+
+# TCP keepalives on every PostgreSQL connection, both ways: the client notices a server that is gone (a
+# crashed primary, a cut network) within about 30 s instead of waiting on a dead socket, and the server
+# notices a client that is gone (a machine that lost power) as soon, ending its session and so its
+# advisory locks: another ingester then takes over its turn and its half-read file.
+KEEPALIVES = {
+    "keepalives": 1,
+    "keepalives_idle": 10,
+    "keepalives_interval": 5,
+    "keepalives_count": 3,
+    "options": "-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3",
+}
 
 
 def _configure_sqlite(engine: Engine, busy_timeout_ms: int, begin_sql: str) -> None:
@@ -64,15 +79,30 @@ def alembic_config(settings: Settings) -> Config:
     return cfg
 
 
+# The advisory lock that makes PostgreSQL migrations one at a time ("nmig"): ingesters and web servers
+# started together on a new database would otherwise race to create the same tables.
+MIGRATE_KEY = 0x6E6D6967
+
+
 def upgrade(settings: Settings, engine: Engine | None = None) -> None:
-    """Apply every Alembic migration up to head (a no-op when the database is current)."""
+    """Apply every Alembic migration up to head (a no-op when the database is current); on PostgreSQL in one
+    transaction that waits for any other process migrating the same database."""
     cfg = alembic_config(settings)
-    if engine is not None:
+    postgres = make_url(settings.database_url).get_backend_name() == "postgresql"
+    if engine is None and not postgres:
+        command.upgrade(cfg, "head")
+        return
+    own = engine is None
+    engine = engine or create_engine(settings.database_url)
+    try:
         with engine.begin() as connection:
+            if postgres:
+                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATE_KEY})
             cfg.attributes["connection"] = connection
             command.upgrade(cfg, "head")
-    else:
-        command.upgrade(cfg, "head")
+    finally:
+        if own:
+            engine.dispose()
 
 
 class DatabaseBehind(RuntimeError):

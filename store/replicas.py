@@ -35,13 +35,16 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
+from .db import KEEPALIVES
+
 CHECK_EVERY_S = 1.0
 CONNECT_TIMEOUT_S = 2
 
 
 def replica_engine(url: str) -> Engine:
-    """An engine for a replica: a short connect timeout, so a machine that is gone costs seconds, not minutes."""
-    return create_engine(url, pool_pre_ping=True, connect_args={"connect_timeout": CONNECT_TIMEOUT_S})
+    """An engine for a replica: a short connect timeout, so a machine that is gone costs seconds, not
+    minutes, and keepalives both ways (store/db.py)."""
+    return create_engine(url, pool_pre_ping=True, connect_args={**KEEPALIVES, "connect_timeout": CONNECT_TIMEOUT_S})
 
 
 def shown_url(url: str) -> str:
@@ -82,7 +85,11 @@ class Router:
     def __init__(self, primary: Engine, replica_urls: tuple[str, ...] = (), max_lag_s: float = 5.0) -> None:
         self.primary = Server("primary", primary.url.render_as_string(hide_password=True), primary)
         self.replicas = [
-            Server(f"replica {i}", shown_url(url), replica_engine(url)) for i, url in enumerate(replica_urls, 1)
+            # The primary named among the replicas shares the reads (checked as one: never behind itself).
+            Server("primary", self.primary.url, primary)
+            if make_url(url) == primary.url
+            else Server(f"replica {i}", shown_url(url), replica_engine(url))
+            for i, url in enumerate(replica_urls, 1)
         ]
         self.max_lag_s = max_lag_s
         self._turn = itertools.count()
@@ -95,7 +102,8 @@ class Router:
 
     def close(self) -> None:
         for server in self.replicas:
-            server.engine.dispose()
+            if server.engine is not self.primary.engine:
+                server.engine.dispose()
 
     # -- choosing ------------------------------------------------------------------------------------
 

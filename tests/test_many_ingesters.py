@@ -175,7 +175,7 @@ def test_a_killed_ingesters_file_is_finished_by_another_machine(tmp_path):
             [sys.executable, "-m", "webapp.cli", "ingest"],
             env=cli_env(
                 machines[0],
-                NEWSARCHIVE_INGEST_WORKERS="1",
+                NEWSARCHIVE_INGEST_WORKERS="2",  # parser processes, which must not outlive it (ingest/parsing.py)
                 NEWSARCHIVE_INGEST_BATCH_ARTICLES="50",
                 NEWSARCHIVE_INGEST_SLICE_S="0.2",  # many slices: the kill comes part way through the file
             ),
