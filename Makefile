@@ -48,6 +48,7 @@ bench: $(VENV)/.test-installed
 	$(BIN)/python -m bench.access --articles $(BENCH_ARTICLES)
 	$(BIN)/python -m bench.backends --articles $(BENCH_ARTICLES)
 	$(BIN)/python -m bench.relevance --backends
+	$(BIN)/python -m bench.deployment --articles $(BENCH_ARTICLES)
 	$(BIN)/python bench/extract.py --compare
 	$(BIN)/python -m bench.metadata
 	$(BIN)/python -m bench.stories.measure

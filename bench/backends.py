@@ -70,6 +70,10 @@ def fresh_database(name: str) -> str:
     return admin.set(database=name).render_as_string(hide_password=False)
 
 
+def database_url(name: str) -> str:
+    return make_url(ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+
+
 def database_bytes(url: str) -> int:
     with psycopg.connect(_libpq(make_url(url))) as conn:
         return int(conn.execute("SELECT pg_database_size(current_database())").fetchone()[0])
@@ -95,37 +99,46 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--out", default=str(ROOT / "bench" / "out" / "backends"))
+    parser.add_argument("--backends", default=",".join(BACKENDS), help="which of whoosh,postgres to measure")
+    parser.add_argument(
+        "--existing", action="store_true", help="serve the archives an earlier run left under --out (no ingest)"
+    )
     args = parser.parse_args()
+    backends = tuple(b for b in args.backends.split(",") if b in BACKENDS)
     require_corpus()
     if postgres_problem():
         print(f"skipped: {postgres_problem()} (set NEWSARCHIVE_BENCH_POSTGRES)")
         return 0
     workdir = Path(args.out) / str(args.articles)
-    shutil.rmtree(workdir, ignore_errors=True)
-    workdir.mkdir(parents=True)
-    # Past the corpus's 106,520 articles, copies of it as bench.bulk makes them (each copy's body marked).
-    lines = list(reuters_lines(args.articles)) if args.articles <= CORPUS_ARTICLES else list(copies(args.articles))
-    feed = workdir / "feed"
-    write_parts(feed, lines)
+    if not args.existing:
+        shutil.rmtree(workdir, ignore_errors=True)
+        workdir.mkdir(parents=True)
+        # Past the corpus's 106,520 articles, copies of it as bench.bulk makes them (each copy's body marked).
+        lines = list(reuters_lines(args.articles)) if args.articles <= CORPUS_ARTICLES else list(copies(args.articles))
+        write_parts(workdir / "feed", lines)
 
     env: dict[str, dict] = {}
     ingest: dict[str, tuple] = {}
-    for backend in BACKENDS:
-        url = fresh_database(f"newsarchive_bench_{backend}")
+    for backend in backends:
+        name = f"newsarchive_bench_{backend}"
+        url = database_url(name) if args.existing else fresh_database(name)
         env[backend] = {"NEWSARCHIVE_DATABASE_URL": url, "NEWSARCHIVE_SEARCH_BACKEND": backend}
         home = workdir / backend
-        print(f"{backend}: ingesting {len(lines):,} Reuters articles ...", flush=True)
-        summary, seconds, peak, _ = ingest_watching_memory(feed, home, **env[backend])
+        if args.existing:
+            summary, seconds, peak = None, None, None
+        else:
+            print(f"{backend}: ingesting {len(lines):,} Reuters articles ...", flush=True)
+            summary, seconds, peak, _ = ingest_watching_memory(workdir / "feed", home, **env[backend])
         stats = json.loads(newsarchive(home, "stats", "--json", **env[backend]).stdout)
         ingest[backend] = (summary, seconds, peak, stats, database_bytes(url), folder_bytes(home / "index"))
-        print(f"  {summary['ingested']:,} articles in {seconds:.0f} s; {stats}", flush=True)
+        print(f"  {backend}: {stats}", flush=True)
 
     queries = [text for _, text in query_mix(args.queries)]
-    servers = {b: Server(workdir / b, NEWSARCHIVE_SEARCH_ANSWERS=0, **env[b]) for b in BACKENDS}
-    times: dict[str, list[float]] = {b: [] for b in BACKENDS}
+    servers = {b: Server(workdir / b, NEWSARCHIVE_SEARCH_ANSWERS=0, **env[b]) for b in backends}
+    times: dict[str, list[float]] = {b: [] for b in backends}
     differ = 0
     try:
-        clients = {b: servers[b].client() for b in BACKENDS}
+        clients = {b: servers[b].client() for b in backends}
         for round_number in range(args.rounds + 1):  # the first pass warms every cache and is not counted
             for i, q in enumerate(queries):
                 params = {"q": q, "year": ["2008", "2011"]} if i % 2 else {"q": q}
@@ -140,11 +153,11 @@ def main() -> int:
                         times[backend].append(seconds * 1000)
                     found = json.loads(body)
                     answers[backend] = (found["total"], [h["id"] for h in found["hits"]])
-                if round_number == 1 and answers["whoosh"] != answers["postgres"]:
+                if round_number == 1 and len(set(map(str, answers.values()))) > 1:
                     differ += 1
-        memory = {b: servers[b].rss_bytes() for b in BACKENDS}
+        memory = {b: servers[b].rss_bytes() for b in backends}
         load = {}
-        for backend in BACKENDS:
+        for backend in backends:
             print(f"{backend}: {args.clients} clients for {args.seconds:.0f} s ...", flush=True)
             load[backend] = concurrent(servers[backend], queries, args.clients, args.seconds)
     finally:
@@ -152,14 +165,26 @@ def main() -> int:
             server.stop()
 
     def both(cell) -> str:
-        return " / ".join(cell(b) for b in BACKENDS)
+        return " / ".join(cell(b) for b in backends)
+
+    def ingest_rate(b: str) -> str:
+        summary, seconds = ingest[b][0], ingest[b][1]
+        return (
+            "(served as ingested before)"
+            if summary is None
+            else f"{summary['ingested'] / seconds:.0f} ({seconds:.0f} s)"
+        )
 
     rows = [
         (
             "end-to-end `newsarchive ingest` (articles/s)",
-            both(lambda b: f"{ingest[b][0]['ingested'] / ingest[b][1]:.0f} ({ingest[b][1]:.0f} s)"),
+            both(ingest_rate),
         ),
-        ("ingester peak memory (PSS with its workers)", both(lambda b: f"{ingest[b][2] / 1e6:.0f} MB")),
+        ("articles in the index", both(lambda b: f"{ingest[b][3]['index_documents']:,}")),
+        (
+            "ingester peak memory (PSS with its workers)",
+            both(lambda b: "n/a" if ingest[b][2] is None else f"{ingest[b][2] / 1e6:.0f} MB"),
+        ),
         ("index size (`newsarchive stats`)", both(lambda b: f"{ingest[b][3]['index_bytes'] / 1e6:.0f} MB")),
         ("PostgreSQL database size", both(lambda b: f"{ingest[b][4] / 1e6:.0f} MB")),
         (
@@ -172,7 +197,9 @@ def main() -> int:
         ),
         (
             "**p95 ratio** postgres : whoosh",
-            f"**{percentile(times['postgres'], 95) / percentile(times['whoosh'], 95):.2f}**",
+            f"**{percentile(times['postgres'], 95) / percentile(times['whoosh'], 95):.2f}**"
+            if len(backends) == 2
+            else "n/a (one backend)",
         ),
         (
             f"{args.clients} clients for {args.seconds:.0f} s: requests/s, p95, errors",
@@ -182,13 +209,16 @@ def main() -> int:
         ("queries whose total or hit ids differ between the backends", f"{differ} of {len(queries)}"),
     ]
     table = "\n".join(f"| {k} | {v} |" for k, v in rows)
+    command_extra = (" --backends " + ",".join(backends) if backends != BACKENDS else "") + (
+        " --existing" if args.existing else ""
+    )
     update_benchmarks(
-        f"backends-{args.articles}",
+        f"backends-{args.articles}" + ("" if backends == BACKENDS else "-" + "-".join(backends)),
         f"""## The two search backends at {args.articles:,} articles
 
-`python -m bench.backends --articles {args.articles}`, {today()}, {machine()}. Both archives store their articles in PostgreSQL 15 on the same machine; each cell reads whoosh / postgres. {len(queries)} queries (bench.speed's mix; every second one with two years) x {args.rounds} rounds after a warm-up pass, to the two servers in turn, answers computed anew; every answer carries every facet and the histogram.
+`python -m bench.backends --articles {args.articles}{command_extra}`, {today()}, {machine()}. The archives store their articles in PostgreSQL 15 on the same machine; each cell reads {" / ".join(backends)}. {len(queries)} queries (bench.speed's mix; every second one with two years) x {args.rounds} rounds after a warm-up pass, to the two servers in turn, answers computed anew; every answer carries every facet and the histogram.
 
-| measure | whoosh / postgres |
+| measure | {" / ".join(backends)} |
 | --- | --- |
 {table}
 """,

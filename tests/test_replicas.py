@@ -168,6 +168,18 @@ def test_reads_go_to_the_replica_and_survive_either_server_stopping(tmp_path):
             shown = client.get("/api/status").get_json()["database"]
             assert shown["replicas"][0]["usable"] is False and shown["replicas"][0]["lag_s"] > 1.0
             assert "url" not in shown["primary"]  # server addresses are for /healthz (admins) and `stats`
+            stats = subprocess.run(
+                [str(ROOT / ".venv" / "bin" / "newsarchive"), "stats"],
+                env=cli_env(
+                    settings,
+                    NEWSARCHIVE_DATABASE_REPLICA_URLS=pair.url(pair.replica_port),
+                    NEWSARCHIVE_REPLICA_MAX_LAG_S="1",
+                ),
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert "primary: up" in stats.stdout and "replica 1: left out" in stats.stdout, stats.stdout
             pair.sql(pair.replica_port, "SELECT pg_wal_replay_resume()")
             assert wait_for(lambda: _search(client, "ferry timetable") == (200, 1, "replica 1"), timeout=10)
 
