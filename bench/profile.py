@@ -117,6 +117,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--label", default="now", help="names the BENCHMARKS.md section (e.g. before, after)")
     parser.add_argument("--home", help="an archive folder to profile instead of building one")
+    parser.add_argument("--database-url", help="that archive's database, when not its own SQLite file")
+    parser.add_argument("--search-backend", default="whoosh", help="that archive's search backend")
     args = parser.parse_args()
     require_corpus()
     if args.home:
@@ -124,7 +126,10 @@ def main() -> int:
     else:
         home = built_archive(args.articles, ROOT / "bench" / "out" / "profile" / str(args.articles))
     # Every query is asked several times: answers kept for next pages would make the later rounds free.
-    settings = Settings.from_env(archive_env(home, NEWSARCHIVE_SEARCH_ANSWERS=0))
+    given = {"NEWSARCHIVE_DATABASE_URL": args.database_url} if args.database_url else {}
+    settings = Settings.from_env(
+        archive_env(home, NEWSARCHIVE_SEARCH_ANSWERS=0, NEWSARCHIVE_SEARCH_BACKEND=args.search_backend, **given)
+    )
     archive = Archive(settings)
     try:
         stats = archive.searcher().view.doc_count_all

@@ -9,14 +9,16 @@ replica that answers does, however far behind (an old answer beats none).
 The lag of each replica is checked at most once a second per process, by the request that finds the last
 check stale (the others go on with the last result, without waiting):
 
-- on the primary, `pg_current_wal_lsn()`: how far the primary's write-ahead log has got;
-- on each replica, `pg_last_wal_replay_lsn()` and `pg_last_xact_replay_timestamp()`: how far it has
-  replayed, and when the last transaction it replayed committed on the primary.
+- on the primary, `pg_current_wal_lsn()`: how far the primary's write-ahead log has got, kept with the
+  time of the check (the last ten minutes of them);
+- on each replica, `pg_last_wal_replay_lsn()`: how far it has replayed.
 
-A replica that has replayed the primary's position is 0 s behind, however long ago the primary last wrote
-(an idle primary is not lag). Otherwise its lag is the age of the last transaction it replayed: an upper
-bound, since the primary may have been idle for part of that time. A replica that has been promoted (it is
-no longer in recovery) counts as 0 s behind.
+A replica that has replayed the primary's newest position is 0 s behind, however long ago the primary last
+wrote (an idle primary is not lag). Otherwise it is behind by at most the time since the primary was at a
+position the replica has replayed (to the second of the checks). With the primary unreachable (or the
+replica further behind than the kept positions), its lag is the age of the last transaction it replayed
+(`pg_last_xact_replay_timestamp()`). A replica that has been promoted (no longer in recovery) counts as 0 s
+behind.
 
 A request pins one server for all its reads (`Archive.reading`), so rows, index state and counts in one
 answer come from one consistent place; a read that fails on a broken connection marks that server down and
@@ -28,6 +30,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -38,6 +41,7 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from .db import KEEPALIVES
 
 CHECK_EVERY_S = 1.0
+POSITIONS_KEPT = 600  # the primary's log positions of the last checks (about ten minutes of them)
 CONNECT_TIMEOUT_S = 2
 
 
@@ -95,6 +99,7 @@ class Router:
         self._turn = itertools.count()
         self._checking = threading.Lock()
         self._checked_at = -1e9
+        self._positions: deque[tuple[float, int]] = deque(maxlen=POSITIONS_KEPT)  # (monotonic, primary LSN)
 
     @property
     def enabled(self) -> bool:
@@ -180,30 +185,45 @@ class Router:
             server.up, server.error = False, _short(exc)
             return None
         server.up, server.error = True, None
+        # Where the primary's log was, and when: a replica that has replayed a position is at most as far
+        # behind as the time since the primary was there.
+        self._positions.append((server.checked_at, _lsn(lsn)))
         return lsn
 
     def _check_replica(self, server: Server, primary_lsn: Optional[str]) -> None:
         server.checked_at = time.monotonic()
         try:
             with server.engine.connect() as conn:
-                row = conn.execute(
+                in_recovery, replayed, age = conn.execute(
                     text(
-                        "SELECT pg_is_in_recovery(),"
-                        " CASE WHEN CAST(:lsn AS pg_lsn) IS NULL THEN NULL"
-                        "      ELSE pg_last_wal_replay_lsn() >= CAST(:lsn AS pg_lsn) END,"
+                        "SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()::text,"
                         " EXTRACT(EPOCH FROM clock_timestamp() - pg_last_xact_replay_timestamp())"
-                    ),
-                    {"lsn": primary_lsn},
+                    )
                 ).one()
         except Exception as exc:
             server.up, server.lag_s, server.error = False, None, _short(exc)
             return
-        in_recovery, caught_up, age = row
         server.up, server.error, server.in_recovery = True, None, in_recovery
-        if not in_recovery or caught_up:
-            server.lag_s = 0.0
-        else:  # behind the primary, or the primary is unreachable: the age of its last replayed transaction
+        if not in_recovery:
+            server.lag_s = 0.0  # promoted: it is a primary of its own
+            return
+        since = self._replayed_since(_lsn(replayed)) if primary_lsn is not None else None
+        if since is not None:
+            server.lag_s = since
+        else:  # the primary is unreachable, or wrote more than the samples go back: the age of its last replay
             server.lag_s = float(age) if age is not None else None
+
+    def _replayed_since(self, replayed: Optional[int]) -> Optional[float]:
+        """Seconds since the primary was last at a position the replica has replayed (0 when it has replayed
+        the newest sample): the replica lacks at most what the primary wrote since. None when even the
+        oldest sample is ahead of it."""
+        if replayed is None:
+            return None
+        now = time.monotonic()
+        for at, position in reversed(self._positions):
+            if position <= replayed:
+                return 0.0 if at == self._positions[-1][0] else now - at
+        return None
 
     def describe(self, with_urls: bool = False) -> dict:
         """Every server as checked now, for /status, /api/status, /healthz and `newsarchive stats` (the
@@ -214,6 +234,14 @@ class Router:
             "replicas": [s.describe(self.max_lag_s, with_urls) for s in self.replicas],
             "max_lag_s": self.max_lag_s,
         }
+
+
+def _lsn(text_form: Optional[str]) -> Optional[int]:
+    """A PostgreSQL log position ("16/B374D848") as a number, to compare."""
+    if not text_form:
+        return None
+    high, _, low = text_form.partition("/")
+    return (int(high, 16) << 32) | int(low, 16)
 
 
 def _short(error: BaseException) -> str:
