@@ -119,6 +119,7 @@ def main() -> int:
     parser.add_argument("--home", help="an archive folder to profile instead of building one")
     parser.add_argument("--database-url", help="that archive's database, when not its own SQLite file")
     parser.add_argument("--search-backend", default="whoosh", help="that archive's search backend")
+    parser.add_argument("--cache-mb", type=int, help="NEWSARCHIVE_SEARCH_CACHE_MB for this run")
     args = parser.parse_args()
     require_corpus()
     if args.home:
@@ -127,6 +128,8 @@ def main() -> int:
         home = built_archive(args.articles, ROOT / "bench" / "out" / "profile" / str(args.articles))
     # Every query is asked several times: answers kept for next pages would make the later rounds free.
     given = {"NEWSARCHIVE_DATABASE_URL": args.database_url} if args.database_url else {}
+    if args.cache_mb:
+        given["NEWSARCHIVE_SEARCH_CACHE_MB"] = str(args.cache_mb)
     settings = Settings.from_env(
         archive_env(home, NEWSARCHIVE_SEARCH_ANSWERS=0, NEWSARCHIVE_SEARCH_BACKEND=args.search_backend, **given)
     )
