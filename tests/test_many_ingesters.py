@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 from store.db import make_engine, make_sessionmaker, upgrade
 from store.models import Article, IngestFile
 
-from .conftest import cli_env, database, make_settings, postgres_problem, scaled, wait_for
+from .conftest import SCALE, cli_env, database, make_settings, postgres_problem, scaled, wait_for
 
 TOWNS = ["Harwich", "Dover", "Oban", "Whitby", "Tenby", "Cromer", "Padstow", "Ullapool", "Mallaig", "Looe"]
 WORDS = (
@@ -160,6 +160,9 @@ def test_two_ingesters_given_the_same_articles_in_different_orders_store_each_on
 
 
 @pytest.mark.skipif(bool(postgres_problem()), reason=str(postgres_problem()))
+@pytest.mark.skipif(
+    SCALE < 1, reason="killed ingesters run in .ci/run (NEWSARCHIVE_TEST_SCALE=1); tests/test_crash.py kills them here"
+)
 def test_a_killed_ingesters_file_is_finished_by_another_machine(tmp_path):
     records = _records(11, scaled(1200))
     with database("pgsearch") as url:
