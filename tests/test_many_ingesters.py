@@ -116,6 +116,7 @@ def _partition(settings) -> set:
 
 
 @pytest.mark.skipif(bool(postgres_problem()), reason=str(postgres_problem()))
+@pytest.mark.skipif(SCALE < 1, reason="runs in .ci/run; tests/test_backends.py runs two ingesters at once here")
 def test_two_ingesters_given_the_same_articles_in_different_orders_store_each_once(tmp_path):
     records = _records(7, scaled(160))
     with database("pgsearch") as url, database("pgsearch") as alone_url:
