@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import ctypes
-import ctypes.util
 import gc
 import json
 import logging
@@ -102,7 +101,7 @@ def _start_worker(source_table, parent: int) -> None:
     no other ingester could carry its file on."""
     use_source_table(source_table)
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)  # this process's own symbols, libc's among them
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # Linux: killed with the ingester
     except (OSError, AttributeError):
         pass
