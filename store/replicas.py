@@ -77,7 +77,7 @@ class Server:
             shown["usable"] = bool(self.up) and self.lag_s is not None and self.lag_s <= max_lag_s
             if self.in_recovery is False:
                 shown["promoted"] = True
-        if self.error:
+        if self.error and with_url:  # the error names the server's address: for admins only
             shown["error"] = self.error
         return shown
 
