@@ -207,11 +207,14 @@ class Router:
         if not in_recovery:
             server.lag_s = 0.0  # promoted: it is a primary of its own
             return
+        # Two upper bounds of the lag, the tighter kept: the time since the primary was at a position this
+        # replica has replayed, and the age of the last transaction it replayed (the only one left when the
+        # primary is unreachable; far too high after an idle spell, when the first does better).
+        bounds = [float(age)] if age is not None else []
         since = self._replayed_since(_lsn(replayed)) if primary_lsn is not None else None
         if since is not None:
-            server.lag_s = since
-        else:  # the primary is unreachable, or wrote more than the samples go back: the age of its last replay
-            server.lag_s = float(age) if age is not None else None
+            bounds.append(since)
+        server.lag_s = min(bounds) if bounds else None
 
     def _replayed_since(self, replayed: Optional[int]) -> Optional[float]:
         """Seconds since the primary was last at a position the replica has replayed (0 when it has replayed

@@ -140,7 +140,7 @@ def test_reads_go_to_the_replica_and_survive_either_server_stopping(tmp_path):
             home=tmp_path / "home",
             database_url=pair.url(pair.primary_port),
             database_replica_urls=(pair.url(pair.replica_port),),
-            replica_max_lag_s=1.0,
+            replica_max_lag_s=3.0,
             search_backend="postgres",
         )
         upgrade(settings)
@@ -164,16 +164,16 @@ def test_reads_go_to_the_replica_and_survive_either_server_stopping(tmp_path):
             # out, and the primary answers, with the newest article in its answer.
             pair.sql(pair.replica_port, "SELECT pg_wal_replay_pause()")
             ingest_into(settings, [_article(tmp_path / "new", "ferry", "Ferry timetable changes", "Winter sailings.")])
-            assert wait_for(lambda: _search(client, "ferry timetable") == (200, 1, "primary"), timeout=10)
+            assert wait_for(lambda: _search(client, "ferry timetable") == (200, 1, "primary"), timeout=20)
             shown = client.get("/api/status").get_json()["database"]
-            assert shown["replicas"][0]["usable"] is False and shown["replicas"][0]["lag_s"] > 1.0
+            assert shown["replicas"][0]["usable"] is False and shown["replicas"][0]["lag_s"] > 3.0
             assert "url" not in shown["primary"]  # server addresses are for /healthz (admins) and `stats`
             stats = subprocess.run(
                 [str(ROOT / ".venv" / "bin" / "newsarchive"), "stats"],
                 env=cli_env(
                     settings,
                     NEWSARCHIVE_DATABASE_REPLICA_URLS=pair.url(pair.replica_port),
-                    NEWSARCHIVE_REPLICA_MAX_LAG_S="1",
+                    NEWSARCHIVE_REPLICA_MAX_LAG_S="3",
                 ),
                 capture_output=True,
                 text=True,
@@ -181,7 +181,7 @@ def test_reads_go_to_the_replica_and_survive_either_server_stopping(tmp_path):
             )
             assert "primary: up" in stats.stdout and "replica 1: left out" in stats.stdout, stats.stdout
             pair.sql(pair.replica_port, "SELECT pg_wal_replay_resume()")
-            assert wait_for(lambda: _search(client, "ferry timetable") == (200, 1, "replica 1"), timeout=10)
+            assert wait_for(lambda: _search(client, "ferry timetable") == (200, 1, "replica 1"), timeout=20)
 
             # The replica stops between two checks: the request that finds its connection broken is asked
             # again on the primary, and no request fails.
