@@ -22,7 +22,19 @@ AGENCIES = (
     Agency("AP", "The Associated Press", ("AP", "Associated Press", "The Associated Press", "AP Images")),
     Agency("Reuters", "Reuters", ("Reuters", "Reuter", "Thomson Reuters", "Reuters Pictures")),
     Agency("AFP", "Agence France-Presse", ("AFP", "Agence France-Presse", "Agence France Presse", "AFP Images")),
-    Agency("Getty Images", "Getty Images", ("Getty Images", "Getty")),
+    Agency(
+        "Getty Images",
+        "Getty Images",
+        (
+            "Getty Images",
+            "Getty",
+            "Getty Images Plus",
+            "iStock",
+            "iStockphoto",
+            "iStock by Getty Images",
+            "Getty Images/iStock",
+        ),
+    ),
     Agency("EPA-EFE", "EPA-EFE", ("EPA-EFE", "EPA EFE")),
     Agency("EPA", "European Pressphoto Agency", ("EPA", "European Pressphoto Agency")),
     Agency("EFE", "EFE", ("EFE", "Agencia EFE")),
@@ -89,8 +101,8 @@ def source_for(name: str) -> str:
 
 
 _LEAD_IN = re.compile(
-    r"^(?:(?:photo|image|picture|video)\s+(?:credit|source)|credits?|photos?|photograph(?:s|er)?|pictures?|images?|foto|"
-    r"fotos?|illustration)(?:\s*:\s*|\s+by\s+|\s+)",
+    r"^(?:(?:photo|image|picture|video|bild)\s*(?:credit|source|copyright|quelle)|credits?|photos?|photograph(?:s|er)?|"
+    r"pictures?|images?|foto|fotos?|fot\.|bild|illustration|copyright|quelle|©|\(c\))(?:\s*:\s*|\s+by\s+|\s+|(?<=©))",
     re.I,
 )
 _PHOTO_BY = re.compile(r"^(?:photos?|photograph|picture|image)s?\s+by\s+", re.I)
@@ -136,28 +148,99 @@ def _strip_notes(text: str) -> str:
 
 
 def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
-    """Split a photo credit into (photographer, agency short name): "AP Photo/Emrah Gurel" -> ("Emrah Gurel", "AP")."""
+    """Split a photo credit into (photographer, agency): "AP Photo/Emrah Gurel" -> ("Emrah Gurel", "AP").
+
+    The agency is a known agency's short name ("AP", "Getty Images") or the organisation the credit names
+    ("John Smith/The New York Times" -> "The New York Times", "Image credit: Blue Origin" -> "Blue Origin").
+    A picture made by one and distributed by another names its maker: "Saul Loeb/AFP via Getty Images" ->
+    AFP, "Elias Funez/The Union via AP" -> The Union, "NASA via AP" -> NASA; a handout ("Governor's office
+    of Kursk Region, via Reuters", "Pool photo by ...") names no photographer unless a person is named as
+    taking it. A part is a person when it reads as a name and starts with a known first name."""
     text = collapse(credit).strip(" .()")
-    text = _LEAD_IN.sub("", text)
-    text = re.sub(r"^(?:courtesy(?:\s+of)?|by)\s+", "", text, flags=re.I)
+    by_line = bool(re.match(r"^(?:(?:pool\s+)?photo(?:graph)?s?|pictures?|images?)\s+by\s+", text, re.I))
+    for _ in range(2):
+        text = _LEAD_IN.sub("", text).strip()
+    pool = bool(re.match(r"^pool\b", text, re.I))
+    text = re.sub(r"^(?:pool\s+)?(?:photo\s+)?(?:courtesy(?:\s+of)?|by)\s+", "", text, flags=re.I)
     text = _strip_notes(text)
-    parts = [p for p in re.split(r"\s*/\s*|\s+via\s+|\s+for\s+|\s*\|\s*|\s+-\s+|,\s+", text) if p.strip()]
-    agencies: list[Agency] = []
+    origin, distributor = text, ""
+    via_at = re.search(r"\s*,?\s+via\s+", text, re.I)
+    if via_at:
+        origin, distributor = text[: via_at.start()], text[via_at.end() :]
     photographer: Optional[str] = None
-    for part in parts:
+    agencies: list[Agency] = []
+    organisations: list[str] = []
+    pieces = [p for p in re.split(r"\s*/\s*|\s+for\s+|\s*\|\s*|\s+-\s+|,\s+|;\s*", origin) if p.strip()]
+    # Beside a known agency ("AFP Photo/Bulent Kilic") a name is its photographer; alone it must start with a
+    # known first name to be one ("Markus Leitner", not "Blue Origin").
+    beside_agency = any(find_agency(p) for p in pieces) or via_at is not None or pool or by_line
+    for part in pieces:
+        part = re.sub(r"^(?:19|20)\d\d\s+", "", part.strip())  # "Mark Wilson/2011 Getty Images"
         found = find_agency(part)
         if found is not None:
             agencies.append(found)
             continue
-        if re.fullmatch(r"[A-Z]{2,6}", part.strip()):
-            continue  # a single acronym ("NASA", "STF") names an organisation or a role, not a photographer
         name = _tidy_name(part)
-        if photographer is None and _could_be_photographer(name):
+        if (
+            photographer is None
+            and _could_be_photographer(name)
+            and (_is_person(name) or beside_agency and not _ORG_WORDS.search(name) and len(name.split()) >= 2)
+        ):
             photographer = name
-    # "AFP via Getty Images": the agency that made the picture, not the one distributing it.
+        elif _is_organisation(part) and not (distributor and len(part.split()) > 4):
+            organisations.append(part.strip(" .,;:-"))  # as written: "NASA", "WENN.com"
+            # (a long description before "via" is a handout's origin, not an organisation's name)
+    via = find_agency(distributor) if distributor else None
     makers = [a for a in agencies if a.short not in _DISTRIBUTORS]
-    agency = (makers or agencies or [None])[0]
-    return photographer, agency.short if agency else None
+    if makers:
+        agency: Optional[str] = makers[0].short
+    elif organisations:
+        agency = organisations[0]
+    elif via is not None:
+        agency = via.short
+    elif agencies:
+        agency = agencies[0].short
+    elif distributor and _is_organisation(distributor):
+        agency = distributor.strip(" .,;:-")
+    elif pool:
+        agency = "Pool"
+    else:
+        agency = None
+    return photographer, agency
+
+
+_ORG_WORDS = re.compile(
+    r"\b(?:inc|corp|corporation|co|ltd|llc|gmbh|ag|plc|company|media|news|press|images|photos|pictures|agency|"
+    r"archive|archives|museum|library|university|office|ministry|department|government|police|studios?|films?|"
+    r"records|foundation|institute|association|magazine|times|post|tribune|journal|herald|wire|network|group|"
+    r"robotics|systems|twitter|facebook|instagram|youtube|nasa|handout)\b\.?",
+    re.I,
+)
+_first_names = None
+
+
+def _is_person(name: str) -> bool:
+    """A name whose first word is a known first name (of any country), and no organisation's word in it."""
+    global _first_names
+    words = name.split()
+    if len(words) < 2 or _ORG_WORDS.search(name):
+        return False
+    if _first_names is None:
+        import gender_guesser.detector as gender  # noqa: PLC0415 (its name table loads on first use)
+
+        _first_names = gender.Detector(case_sensitive=False)
+    first = words[0].strip(".")
+    if len(first) <= 2 and len(words) >= 2:  # "J. Scott Applewhite", "E. Blaževič"
+        return True
+    return _first_names.get_gender(first) != "unknown" or (words[0] in _PARTICLES)
+
+
+def _is_organisation(name: str) -> bool:
+    """A named organisation or source: capitalised, one to eight words, not a role ("File", "Staff")."""
+    words = name.split()
+    if not words or len(words) > 8 or name.casefold() in _NOT_A_NAME:
+        return False
+    return words[0][:1].isupper() or words[0][:1].isdigit() or bool(re.match(r"^[a-z0-9.-]+\.[a-z]{2,6}$", name))
 
 
 def is_credit(text: str) -> bool:

@@ -31,9 +31,19 @@ def test_credits_split_into_photographer_and_agency(credit, photographer, agency
     "credit, photographer, agency",
     [
         ("Courtesy of the family", None, None),
-        ("John Smith/The New York Times", "John Smith", None),
-        ("The New York Times", None, None),
+        ("John Smith/The New York Times", "John Smith", "The New York Times"),
+        ("The New York Times", None, "The New York Times"),
         ("Photo by de la Cruz/AFP", "de la Cruz", "AFP"),
+        # Credits seen on real feeds that used to stand as photographers in the facet.
+        ("Pool photo by David Mareuil", "David Mareuil", "Pool"),
+        ("Photo courtesy of The Weinstein Company", None, "The Weinstein Company"),
+        ("Getty Images Plus", None, "Getty Images"),
+        ("iStock / Getty Images", None, "Getty Images"),
+        ("Image credit: Blue Origin", None, "Blue Origin"),
+        ("© Markus Leitner", "Markus Leitner", None),
+        ("Image copyright EPA", None, "EPA"),
+        ("Photo: Jeff Kravitz/FilmMagic", "Jeff Kravitz", "FilmMagic"),
+        ("Photo: Mark Wilson/2011 Getty Images", "Mark Wilson", "Getty Images"),
     ],
 )
 def test_only_a_name_is_taken_for_the_photographer(credit, photographer, agency):

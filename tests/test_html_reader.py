@@ -328,12 +328,18 @@ def test_hostile_pages_end_in_an_input_error_or_an_article_never_a_crash():
 
 
 def test_credits_distributed_by_an_agency_name_the_agency():
+    # The agency is who made the picture; the one distributing it is named only when nobody else is.
     assert is_credit("NASA via AP, File")
-    assert parse_credit("NASA via AP, File") == (None, "AP")
+    assert parse_credit("NASA via AP, File") == (None, "NASA")
+    assert parse_credit("Elias Funez/The Union via AP") == ("Elias Funez", "The Union")
+    assert parse_credit("Acting Governor Of Kursk Region Alexei Smirnov, via Reuters") == (None, "Reuters")
     assert parse_credit("Jane Doe via AP") == ("Jane Doe", "AP")
     assert parse_credit("Handout via Reuters") == (None, "Reuters")
     assert parse_credit("Photo: Damian Dovarganes, AP") == ("Damian Dovarganes", "AP")
-    assert parse_credit("Image Source: Neil Godwin / Future Publishing/Shutterstock") == ("Neil Godwin", "Shutterstock")
+    assert parse_credit("Image Source: Neil Godwin / Future Publishing/Shutterstock") == (
+        "Neil Godwin",
+        "Future Publishing",
+    )
 
 
 def test_an_ingested_page_is_found_by_its_caption_and_credit(migrated, tmp_path):

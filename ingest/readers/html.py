@@ -41,6 +41,7 @@ from .htmlbody import (
 )
 from .htmlcaptions import extract_captions
 from .htmlmeta import PageMeta, read_meta
+from .htmltitle import choose_headline
 
 # Below this many words of body text a page holds no article (a menu, a gallery, an error page).
 MIN_BODY_WORDS = 25
@@ -110,7 +111,8 @@ def read_html(html: str) -> ArticleData:
                 paragraphs = alternative
     except RecursionError:
         raise InputError("the HTML is nested too deeply to read") from None
-    headline = page.headline or ""
+    chosen = choose_headline(page.titles, page.shown, paragraphs, page.source) if page.shown else None
+    headline = chosen or page.headline or ""
     paragraphs = _strip_headings(paragraphs, headline, page)
     paragraphs = [p for p in paragraphs if _key(p) not in caption_keys]
     if not _is_article(paragraphs, links):

@@ -11,11 +11,12 @@ for the body holds neither.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Iterable, Optional
 
 from bs4 import BeautifulSoup, Tag
 
-from ..credits import MAX_CAPTION_WORDS, caption_from_parts, is_credit, parse_credit, split_caption
+from ..credits import MAX_CAPTION_WORDS, caption_from_parts, find_agency, is_credit, parse_credit, split_caption
 from ..normalise import collapse
 from ..records import CaptionData
 from .htmlnames import first_descendant, in_furniture, name_words, removed, tags_in, word_count_upto
@@ -25,7 +26,11 @@ CREDIT_WORDS = {"credit", "credits", "copyright", "photographer", "attribution",
 CAPTION_ITEMPROPS = {"caption"}
 CREDIT_ITEMPROPS = {"copyrightholder", "copyrightnotice", "creditText".lower(), "creator", "author"}
 # Gallery furniture inside caption blocks: "Image 1 of 23", "more", "less", "Close".
-_COUNTER = re.compile(r"^(?:(?:image|photo|picture|slide|foto|bild)s?\s*)?\d+\s*(?:of|/|von|de|di|sur)\s*\d+$", re.I)
+_COUNTER = re.compile(
+    r"^(?:(?:(?:image|photo|picture|slide|foto|bild)s?\s*)?\d+\s*(?:of|/|von|de|di|sur)\s*\d+|"
+    r"\d+\s+(?:images|photos|pictures|bilder|fotos|slides))$",
+    re.I,
+)
 _TOGGLE = re.compile(r"(?:\s*(?:\.{3}|…))?\s*\b(?:(?:read|show|see)\s+)?(?:more|less)\s*$", re.I)
 _TOGGLE_ONLY = re.compile(
     r"^(?:\.{3}|…)?\s*(?:(?:read|show|see|view)\s+)?(?:more|less|close|expand|collapse|hide|"
@@ -86,7 +91,7 @@ def _text(tag: Tag) -> str:
 
 
 def _clean_caption_text(text: str) -> str:
-    text = _LEADING_COUNTER.sub("", text)
+    text = _HIDDEN_LABEL.sub("", _LEADING_COUNTER.sub("", text))
     previous = None
     while previous != text:
         previous = text
@@ -128,6 +133,7 @@ def extract_captions(root: BeautifulSoup | Tag) -> list[CaptionData]:
         captions = _read_group(group, figure)
         if not furniture:
             found.extend(captions)
+    found.extend(_captions_agreeing_with_alt(root))
     # Credits outside any caption ("<span class=credit>" under a picture): never body text. A credit block
     # that holds the caption too ("Paul Volcker ... in 2009. (Saul Loeb/AFP/Getty Images)") is kept as one.
     for tag in [t for t in tags_in(root) if is_credit_node(t)]:
@@ -136,7 +142,77 @@ def extract_captions(root: BeautifulSoup | Tag) -> list[CaptionData]:
             if split and len(split[0]) >= MIN_CAPTION_CHARS and not in_furniture(tag):
                 found.append(caption_from_parts(split[0], split[1]))
             tag.decompose()
-    return _unique(found)
+    return [c for c in _unique(found) if is_caption_text(c.text)]
+
+
+def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[CaptionData]:
+    """A picture without caption markup whose next text says what its `alt` (or `title`) says: a caption set
+    as a plain block after the picture ("<p><img alt='Figure 2: ...'></p><p><em>Figure 2: ...</em></p>").
+    The text must be short, not a heading, not a link (another story's teaser), not page furniture."""
+    found: list[CaptionData] = []
+    for img in [t for t in tags_in(root) if t.name == "img"]:
+        if removed(img):
+            continue
+        described = " ".join(str(img.get(a) or "") for a in ("alt", "title")).strip()
+        if len(described.split()) < MIN_BOX_CAPTION_WORDS - 1:
+            continue
+        block = _next_text_block(img)
+        if block is None or in_furniture(block):
+            continue
+        text = _clean_caption_text(_text(block))
+        if not text or len(text.split()) > MAX_ALT_CAPTION_WORDS or _agreement(described, text) < ALT_AGREEMENT:
+            continue
+        split = split_caption(text)
+        caption = caption_from_parts(split[0], split[1]) if split else caption_from_parts(*_credit_line(text))
+        if len(caption.text) >= MIN_CAPTION_CHARS:
+            found.append(caption)
+        block.decompose()
+    return found
+
+
+# A block after a picture is its caption when it agrees with the picture's alt text this well (token-F1,
+# or the alt's words all in it), and is at most this long.
+ALT_AGREEMENT = 0.6
+MAX_ALT_CAPTION_WORDS = 60
+_BLOCKS = frozenset({"p", "div", "span", "em", "strong", "small", "i", "b", "center", "figcaption", "font", "td"})
+
+
+def _next_text_block(img: Tag) -> Optional[Tag]:
+    """The smallest block holding the first text after the picture (and nothing else), or None."""
+    for node in img.next_elements:
+        if isinstance(node, Tag):
+            if node.name in ("script", "style", "noscript", "template") or node.name in _PICTURES:
+                if node.name in _PICTURES:
+                    return None  # another picture comes first
+            continue
+        if not str(node).strip():
+            continue
+        parent = node.parent
+        if parent is None or parent.name in ("script", "style", "noscript", "template"):
+            continue
+        block = parent
+        while (
+            block.parent is not None
+            and block.parent.name in _BLOCKS
+            and _key(_text(block.parent)) == _key(_text(block))
+        ):
+            block = block.parent
+        if block.name not in _BLOCKS or block.find_parent(["h1", "h2", "h3", "h4", "a"]) is not None:
+            return None
+        if block.name == "a" or first_descendant(block, ("a", "h1", "h2", "h3", "h4")) is not None:
+            return None
+        return block
+    return None
+
+
+def _agreement(described: str, text: str) -> float:
+    a, b = _key(described).split(), _key(text).split()
+    if not a or not b:
+        return 0.0
+    common = sum((Counter(a) & Counter(b)).values())
+    if common == len(a):
+        return 1.0
+    return 2 * common / (len(a) + len(b))
 
 
 def _picture_with_text(tag: Tag) -> bool:
@@ -256,6 +332,53 @@ def _unique(captions: Iterable[CaptionData]) -> list[CaptionData]:
         else:
             kept.append(caption)
     return kept
+
+
+# What a caption block can hold that is not a caption: a template left unfilled, a video in a playlist
+# ("Neighbors describe London attacker 02:29"), a share bar, a player's notice.
+_TEMPLATE = re.compile(r"\{\{.*?\}\}|\$\{.*?\}")
+_DURATION_END = re.compile(r"\s\(?\d{1,2}:\d{2}(?::\d{2})?\)?$")
+_SOCIAL = {
+    "facebook",
+    "twitter",
+    "pinterest",
+    "linkedin",
+    "reddit",
+    "whatsapp",
+    "email",
+    "mail",
+    "share",
+    "tweet",
+    "print",
+    "messenger",
+    "telegram",
+    "flipboard",
+    "xing",
+    "copy",
+    "link",
+    "teilen",
+}
+_PLAYER_NOTICE = re.compile(r"^(?:media playback is (?:unsupported|not supported)|your browser does not support)", re.I)
+_HIDDEN_LABEL = re.compile(r"^(?:image|media|photo|video)\s+caption\s*:?\s+", re.I)
+
+
+def is_caption_text(text: str) -> bool:
+    """False for what caption markup can hold that describes no photo: a credit alone ("© Jane Doe",
+    "Shutterstock", "(Getty Images via @daylife)"), an unfilled template, a playlist entry ending in its
+    running time, a share bar, a player's notice."""
+    bare = text.strip(" ()[]")
+    if not bare or _TEMPLATE.search(text) or _DURATION_END.search(text) or _PLAYER_NOTICE.match(bare):
+        return False
+    if _TOGGLE_ONLY.match(bare) or _COUNTER.match(bare) or (bare.endswith(":") and len(bare.split()) <= 3):
+        return False  # "Hide Caption", "Photos:"
+    words = re.findall(r"\w+", bare.casefold())
+    if words and sum(w in _SOCIAL or w.isdigit() for w in words) >= max(2, len(words) - 1):
+        return False
+    if bare.startswith(("©", "(c)", "Copyright")) or find_agency(bare) is not None or is_credit(bare):
+        return False
+    if text.strip().startswith("(") and any(find_agency(p) for p in re.split(r"\s*/\s*|\s+via\s+", bare)):
+        return False  # "(Getty Images via @daylife)"
+    return True
 
 
 def _key(text: str) -> str:

@@ -15,6 +15,7 @@ from search.languages import language_tag
 
 from .. import dates
 from ..normalise import collapse
+from .htmltitle import PageText, page_text
 
 ARTICLE_TYPES = {
     "newsarticle",
@@ -78,6 +79,8 @@ class PageMeta:
     url: Optional[str] = None
     language: Optional[str] = None
     ld_types: list[str] = field(default_factory=list)
+    titles: list[tuple[str, Optional[str]]] = field(default_factory=list)  # (where, text), most trusted first
+    shown: Optional[PageText] = None  # the page's text and headings (htmltitle)
 
 
 class _Scan:
@@ -171,6 +174,12 @@ def read_meta(soup: BeautifulSoup) -> PageMeta:
         )
     )
     page.headline = _without_site_name(page.headline, page.h1, page.source)
+    page.titles = [
+        ("json-ld headline", _str(ld.get("headline"))),
+        *((key, meta.get(key)) for key in TITLE_META),
+        ("title", page.title_tag),
+    ]
+    page.shown = page_text(soup)
     page.url = (
         _http(scan.canonical.get("href") if scan.canonical is not None else None)
         or _http(meta.get("og:url"))

@@ -1,0 +1,128 @@
+"""Headlines chosen by agreement, and captions found the way real pages set them (issue 35).
+
+Pages are written the way sites write them (site names in the browser title, kickers, logos in <h1>,
+captions as plain blocks after a picture); what is asserted is what a reader of the archive sees: the
+headline, each caption's text and credit, and a body without the captions.
+"""
+
+from __future__ import annotations
+
+from tests.test_html_reader import FURNITURE, SIDEBAR, STORY, page, paragraphs_html, read
+
+HEADLINE = "Council votes to close the old harbour bridge"
+
+
+def test_the_shown_headline_wins_over_a_site_wide_meta_title():
+    # An old page: its meta title names the section, the headline is a span marked "headline" above the story.
+    body = FURNITURE + f"<p class='body'><span class='headline'>{HEADLINE}</span></p>" + paragraphs_html() + SIDEBAR
+    article = read(page("<title>Harbour Times Online Edition: Breaking News</title>", body))
+    assert article.headline == HEADLINE
+
+
+def test_a_logo_in_h1_is_not_the_headline():
+    body = (
+        "<h1><a href='/'>The Harbour Times</a></h1>"
+        + FURNITURE
+        + f"<article><h2 class='entry-title'>{HEADLINE}</h2>"
+        + paragraphs_html()
+        + "</article>"
+        + SIDEBAR
+    )
+    head = f"<title>{HEADLINE} | The Harbour Times</title><meta property='og:title' content='{HEADLINE}'>"
+    assert read(page(head, body)).headline == HEADLINE
+
+
+def test_a_kicker_above_the_headline_is_left_out():
+    body = (
+        FURNITURE
+        + f"<article><h1><span class='kicker'>Harbour</span> {HEADLINE}</h1>"
+        + paragraphs_html()
+        + "</article>"
+    )
+    head = f"<meta property='og:title' content='{HEADLINE}'><title>Harbour: {HEADLINE} - The Harbour Times</title>"
+    assert read(page(head, body)).headline == HEADLINE
+
+
+def test_the_longer_headline_shown_on_the_page_wins_over_a_short_meta_title():
+    shown = "Council votes to close the old harbour bridge to cars from next spring after a decade of arguments"
+    body = FURNITURE + f"<article><h1>{shown}</h1>" + paragraphs_html() + "</article>" + SIDEBAR
+    head = "<meta property='og:title' content='Bridge to close'><title>Bridge to close - Harbour Times</title>"
+    assert read(page(head, body)).headline == shown
+
+
+def test_a_browser_title_alone_loses_its_domain_and_section():
+    body = f"<div><p>{HEADLINE}</p>" + paragraphs_html() + "</div>"
+    title = f"<title>HarbourTimes.com - {HEADLINE} - U.S. &amp; World</title>"
+    assert read(page(title, body)).headline == HEADLINE
+
+
+def test_teaser_headlines_of_other_stories_are_not_the_headline():
+    teasers = "".join(
+        f"<h2 class='headline'><a href='/s{i}'>Other story number {i} about the harbour</a></h2>" for i in range(30)
+    )
+    body = teasers + f"<article><h1>{HEADLINE}</h1>" + paragraphs_html() + "</article>"
+    head = f"<meta property='og:title' content='{HEADLINE}'>"
+    assert read(page(head, body)).headline == HEADLINE
+
+
+def test_a_caption_set_as_a_plain_block_after_its_picture_is_found_and_kept_out_of_the_body():
+    caption = "Figure 2: The old harbour bridge seen from the east bank at low tide."
+    body = (
+        f"<article><h1>{HEADLINE}</h1>"
+        + paragraphs_html(STORY[:2])
+        + "<p><img src='/bridge.jpg' alt='The old harbour bridge from the east bank at low tide'></p>"
+        + f"<p style='text-align:center'><em><strong>{caption}</strong></em></p>"
+        + paragraphs_html(STORY[2:])
+        + "</article>"
+    )
+    article = read(page("", body))
+    assert [c.text for c in article.captions] == [caption]
+    assert not any("low tide" in p for p in article.paragraphs)
+
+
+def test_a_teaser_after_a_thumbnail_is_not_a_caption():
+    teaser = (
+        "<div class='box'><img src='/t.jpg' alt='Ferry timetable changes again as storms close the harbour'>"
+        "<a href='/ferry'>Ferry timetable changes again as storms close the harbour</a></div>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html() + teaser + "</article>"
+    assert read(page("", body)).captions == []
+
+
+def test_caption_markup_holding_no_description_gives_no_caption():
+    figures = "".join(
+        f"<figure><img src='/{i}.jpg'><figcaption>{text}</figcaption></figure>"
+        for i, text in enumerate(
+            [
+                "{{article.images.featured.caption}}",
+                "Neighbours describe the bridge closure 02:29",
+                "© Jane Doe",
+                "Shutterstock",
+                "(Getty Images via @daylife)",
+                "Hide Caption",
+                "10 Bilder",
+                "0 Facebook Twitter Pinterest LinkedIn Reddit",
+            ]
+        )
+    )
+    figures += "<figure><img src='/ok.jpg'><figcaption>The bridge at dusk. (AP Photo/Evan Vucci)</figcaption></figure>"
+    body = f"<article><h1>{HEADLINE}</h1>" + figures + paragraphs_html() + "</article>"
+    captions = read(page("", body)).captions
+    assert [(c.text, c.photographer, c.agency) for c in captions] == [("The bridge at dusk.", "Evan Vucci", "AP")]
+
+
+def test_credits_name_the_organisation_and_the_maker():
+    figures = (
+        "<figure><img src='/a.jpg'><figcaption>Launch pad at dawn.<span class='credit'>Image credit: Blue Origin"
+        "</span></figcaption></figure>"
+        "<figure><img src='/b.jpg'><figcaption>Shoppers on Tuesday. (Elias Funez/The Union via AP)</figcaption></figure>"
+        "<figure><img src='/c.jpg'><figcaption>The director at the festival.<span class='credit'>Pool photo by David "
+        "Mareuil</span></figcaption></figure>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + figures + paragraphs_html() + "</article>"
+    captions = read(page("", body)).captions
+    assert [(c.photographer, c.agency) for c in captions] == [
+        (None, "Blue Origin"),
+        ("Elias Funez", "The Union"),
+        ("David Mareuil", "Pool"),
+    ]
