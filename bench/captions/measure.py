@@ -285,15 +285,14 @@ def main(argv: Optional[list[str]] = None) -> int:
             answer = answers[key]
             counts = per_set[key[0]]
             counts[0] += 1
-            ours = token_f1(answer["title"], title) >= MATCH_F1
+            ours = words_f1(word_hashes(answer["title"]), title) >= MATCH_F1
             counts[1] += ours
-            counts[2] += token_f1(answer.get("trafilatura"), title) >= MATCH_F1
+            counts[2] += words_f1(word_hashes(answer.get("trafilatura")), title) >= MATCH_F1
             if not ours and halves.get(key[1]) != "held":
                 misses.append(
                     {
                         "page": key,
                         "kind": "title",
-                        "judged": title,
                         "found": answer["title"],
                         "trafilatura": answer.get("trafilatura"),
                     }
