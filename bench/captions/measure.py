@@ -211,6 +211,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--held", action="store_true", help="score the held-back half too (report only)")
     parser.add_argument("--agreement", action="store_true", help="compare the second reading with the first")
     parser.add_argument("--no-titles", action="store_true", help="captions only")
+    parser.add_argument("--no-trafilatura", action="store_true", help="titles without trafilatura's (3x faster)")
     args = parser.parse_args(argv)
     if args.agreement:
         return agreement()
@@ -224,7 +225,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     judged = read_judged(sorted((HERE / "judged").glob("*.jsonl")))
     gold_titles = {} if args.no_titles else title_gold(args.corpus)
     jobs = {key: False for key in judged}
-    jobs.update({key: True for key in gold_titles})
+    jobs.update({key: not args.no_trafilatura for key in gold_titles})
     print(
         f"{len(judged)} judged pages, {len(gold_titles)} pages with a title; {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()}, trafilatura {_version('trafilatura')}"

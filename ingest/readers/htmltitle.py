@@ -185,8 +185,13 @@ def choose_headline(
     if agreeing:
         chosen = nearest(agreeing)
         # A kicker run into the heading ("Harbour Council votes..."): the title it holds whole.
-        held = [p for p in every_part if len(p.split()) >= MIN_LEAD_WORDS and _folded(p) in _folded(chosen.text)]
-        return held[0] if held else chosen.text
+        held = [
+            p
+            for p in every_part
+            if len(p.split()) >= MIN_LEAD_WORDS and _folded(chosen.text).endswith(" " + _folded(p))
+        ]
+        whole = any(_folded(p) == _folded(chosen.text) for p in every_part)
+        return held[0] if held and not whole else chosen.text
     holding = {}
     for h in usable:
         inside = [p for p in every_part if len(p.split()) >= MIN_LEAD_WORDS and _folded(p) in _folded(h.text)]
