@@ -184,14 +184,16 @@ def choose_headline(
     agreeing = [h for h in usable if max((token_f1(h.text, p) for p in every_part), default=0.0) >= AGREE_F1]
     if agreeing:
         chosen = nearest(agreeing)
-        # A kicker run into the heading ("Harbour Council votes..."): the title it holds whole.
-        held = [
-            p
-            for p in every_part
-            if len(p.split()) >= MIN_LEAD_WORDS and _folded(chosen.text).endswith(" " + _folded(p))
-        ]
-        whole = any(_folded(p) == _folded(chosen.text) for p in every_part)
-        return held[0] if held and not whole else chosen.text
+        # A kicker run into the heading ("Harbour Council votes..."): the most trusted title that is either the
+        # whole heading or its end decides ("Bridge to close – at last" stays whole when a title says so).
+        shown_words = _folded(chosen.text)
+        for options in parts:
+            if any(_folded(p) == shown_words for p in options):
+                return chosen.text
+            ends = [p for p in options if len(p.split()) >= MIN_LEAD_WORDS and shown_words.endswith(" " + _folded(p))]
+            if ends:
+                return ends[0]
+        return chosen.text
     holding = {}
     for h in usable:
         inside = [p for p in every_part if len(p.split()) >= MIN_LEAD_WORDS and _folded(p) in _folded(h.text)]
