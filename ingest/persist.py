@@ -277,6 +277,7 @@ def caption_rows_of(article_id: int, a: ArticleData) -> list[dict]:
             "credit": c.credit,
             "photographer": c.photographer[:200] if c.photographer else None,
             "agency": c.agency[:100] if c.agency else None,
+            "image_url": c.image_url if c.image_url and len(c.image_url) <= 2000 else None,
         }
         for position, c in enumerate(a.captions)
     ]

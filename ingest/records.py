@@ -11,15 +11,32 @@ from . import stories
 from .normalise import drop_invisible, safe_text
 
 
+def http_url(value: object) -> Optional[str]:
+    """An absolute http(s) address, or None (a photo's address is kept only in that form)."""
+    if not isinstance(value, str):
+        return None
+    value = value.strip()
+    if value.startswith(("http://", "https://")) and len(value) <= 2000 and not any(c.isspace() for c in value):
+        return value
+    return None
+
+
 @dataclass
 class CaptionData:
     text: str
     credit: Optional[str] = None
     photographer: Optional[str] = None
     agency: Optional[str] = None
+    image_url: Optional[str] = None  # the photo itself, where the page gave an http(s) address for it
 
     def as_dict(self) -> dict:
-        return {"text": self.text, "credit": self.credit, "photographer": self.photographer, "agency": self.agency}
+        return {
+            "text": self.text,
+            "credit": self.credit,
+            "photographer": self.photographer,
+            "agency": self.agency,
+            "image_url": self.image_url,
+        }
 
 
 @dataclass

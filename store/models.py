@@ -165,6 +165,7 @@ class Caption(Base):
     credit: Mapped[Optional[str]] = mapped_column(Text)
     photographer: Mapped[Optional[str]] = mapped_column(String(200))
     agency: Mapped[Optional[str]] = mapped_column(String(100))
+    image_url: Mapped[Optional[str]] = mapped_column(Text)  # the photo at its source (http or https only)
 
     article: Mapped[Article] = relationship(back_populates="captions")
 

@@ -683,7 +683,13 @@ def article_record(article: Article, zone_name: str = "UTC") -> dict:
         "body": article.body,
         "paragraphs": article.paragraphs,
         "captions": [
-            {"text": c.text, "credit": c.credit, "photographer": c.photographer, "agency": c.agency}
+            {
+                "text": c.text,
+                "credit": c.credit,
+                "photographer": c.photographer,
+                "agency": c.agency,
+                "image_url": c.image_url if c.image_url and c.image_url.startswith(("http://", "https://")) else None,
+            }
             for c in article.captions
         ],
         "places": [p.name for p in article.places],

@@ -296,6 +296,7 @@ def check_fields(records: dict[str, dict], member_prefix: str = "") -> None:
             "credit": "Tom Rigg/Reuters",
             "photographer": "Tom Rigg",
             "agency": "Reuters",
+            "image_url": "https://gazette.example/img/lifeboat.jpg",
         }
     ]
     assert rss["language"] == "en"

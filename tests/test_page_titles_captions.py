@@ -7,7 +7,14 @@ headline, each caption's text and credit, and a body without the captions.
 
 from __future__ import annotations
 
+import json
+
+from ingest.pipeline import Ingester
+from ingest.readers import read_bytes
+from search.request import SearchRequest
+from store.read import Archive
 from tests.test_html_reader import FURNITURE, SIDEBAR, STORY, page, paragraphs_html, read
+from webapp import create_app
 
 HEADLINE = "Council votes to close the old harbour bridge"
 
@@ -125,4 +132,55 @@ def test_credits_name_the_organisation_and_the_maker():
         (None, "Blue Origin"),
         ("Elias Funez", "The Union"),
         ("David Mareuil", "Pool"),
+    ]
+
+
+def test_a_caption_keeps_the_address_of_its_photo_and_the_article_page_links_it(migrated, tmp_path):
+    figures = (
+        # A lazy-loaded picture: `src` is a placeholder, the photo is in data-src (relative to the page).
+        "<figure><img src='/img/preloader.gif' data-src='/photos/bridge.jpg'>"
+        "<figcaption>The bridge at dusk. (AP Photo/Evan Vucci)</figcaption></figure>"
+        "<figure><img src='javascript:alert(1)'><figcaption>Councillors <b>inspect</b> the deck. "
+        "<span class='credit'>Jane Smith/Reuters</span></figcaption></figure>"
+    )
+    head = "<link rel='canonical' href='https://harbour.example/news/bridge.html'>"
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    body = f"<article><h1>{HEADLINE}</h1>" + figures + paragraphs_html() + "</article>"
+    (folder / "bridge.html").write_text(page(head, body))
+    with Ingester(migrated, workers=1) as ingester:
+        assert ingester.run([folder]).ingested == 1
+    archive = Archive(migrated)
+    try:
+        [hit] = archive.search(SearchRequest(q="bridge"))["hits"]
+        record = archive.article(hit["id"])
+    finally:
+        archive.close()
+    assert [c["image_url"] for c in record["captions"]] == ["https://harbour.example/photos/bridge.jpg", None]
+    html = create_app(migrated).test_client().get(f"/articles/{hit['id']}").get_data(as_text=True)
+    assert '<a href="https://harbour.example/photos/bridge.jpg" rel="noopener noreferrer nofollow">' in html
+    assert "javascript:" not in html
+    assert html.count("Photo not kept") == 1
+
+
+def test_json_and_feed_pictures_keep_their_http_addresses_only():
+    record = {
+        "headline": HEADLINE,
+        "body": "\n\n".join(STORY),
+        "images": [
+            {"caption": "The bridge at dusk.", "credit": "AP Photo/Evan Vucci", "url": "https://img.example/1.jpg"},
+            {"caption": "The deck from above.", "credit": "Reuters", "url": "file:///etc/passwd"},
+        ],
+    }
+    [article] = read_bytes(json.dumps(record).encode(), "bridge.json")
+    assert [c.image_url for c in article.captions] == ["https://img.example/1.jpg", None]
+    feed = (
+        "<?xml version='1.0'?><rss version='2.0' xmlns:media='http://search.yahoo.com/mrss/'><channel>"
+        "<title>Harbour Times</title><item><title>" + HEADLINE + "</title><description>" + STORY[0] + "</description>"
+        "<media:content url='https://img.example/2.jpg' medium='image'><media:description>The bridge at dawn."
+        "</media:description><media:credit>Jane Smith/Reuters</media:credit></media:content></item></channel></rss>"
+    )
+    [item] = read_bytes(feed.encode(), "feed.xml")
+    assert [(c.text, c.image_url, c.agency) for c in item.captions] == [
+        ("The bridge at dawn.", "https://img.example/2.jpg", "Reuters")
     ]

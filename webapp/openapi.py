@@ -453,6 +453,11 @@ def openapi_document() -> dict:
                         "credit": {"type": "string", "nullable": True},
                         "photographer": {"type": "string", "nullable": True},
                         "agency": {"type": "string", "nullable": True},
+                        "image_url": {
+                            "type": "string",
+                            "nullable": True,
+                            "description": "the photo at its source (http or https), where the file gave one",
+                        },
                     },
                 },
                 "Article": {

@@ -28,7 +28,7 @@ from .. import dates
 from ..credits import caption_from_parts
 from ..errors import InputError
 from ..normalise import clean_text, collapse
-from ..records import ArticleData
+from ..records import ArticleData, http_url
 from .html import fragment_paragraphs
 from .newsxml import text_of
 
@@ -103,6 +103,7 @@ def read_feed_entry(entry: dict[str, Any]) -> ArticleData:
         if text and text not in seen:
             seen.add(text)
             captions.append(caption_from_parts(text, caption.get("credit")))
+            captions[-1].image_url = http_url(caption.get("image_url"))
     article = ArticleData(headline=headline, paragraphs=paragraphs, captions=captions)
     article.url = entry.get("link") or (entry.get("guid") if _is_url(entry.get("guid")) else None)
     article.byline = collapse(entry["author"]) if entry.get("author") else None
@@ -164,7 +165,13 @@ def _media_captions(data: bytes) -> list[list[dict]]:
             if description and description not in seen:
                 seen.add(description)
                 # A feed declared Latin-1 but written in UTF-8 reads as "Â©": repaired as the body is.
-                captions.append({"text": clean_text(description), "credit": clean_text(credit) if credit else None})
+                captions.append(
+                    {
+                        "text": clean_text(description),
+                        "credit": clean_text(credit) if credit else None,
+                        "image_url": http_url(holder.get("url")),
+                    }
+                )
         result.append(captions)
     return result
 

@@ -85,7 +85,7 @@ def read_html(html: str) -> ArticleData:
     soup = _soup(html)
     try:
         page = read_meta(soup)
-        captions = extract_captions(soup.body or soup)
+        captions = extract_captions(soup.body or soup, page.url)
         prune(soup)
         join_split_body(soup)
         cleaned = str(soup)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from typing import Iterable, Optional
+from urllib.parse import urljoin
 
 from bs4 import BeautifulSoup, Tag
 
@@ -108,7 +109,7 @@ def _clean_credit(text: str) -> Optional[str]:
     return text
 
 
-def extract_captions(root: BeautifulSoup | Tag) -> list[CaptionData]:
+def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) -> list[CaptionData]:
     """Find the captions and credits under `root`, remove them (and the figures holding them) from the tree,
     and return the captions in page order without repeats. Captions inside page furniture (a sidebar of
     other stories, a footer) are removed but not kept: they belong to other articles."""
@@ -142,7 +143,47 @@ def extract_captions(root: BeautifulSoup | Tag) -> list[CaptionData]:
             if split and len(split[0]) >= MIN_CAPTION_CHARS and not in_furniture(tag):
                 found.append(caption_from_parts(split[0], split[1]))
             tag.decompose()
-    return [c for c in _unique(found) if is_caption_text(c.text)]
+    kept = [c for c in _unique(found) if is_caption_text(c.text)]
+    for caption in kept:
+        caption.image_url = _absolute(caption.image_url, base_url)
+    return kept
+
+
+# Attributes that hold a picture's address, lazy-loading ones first (`src` is often a placeholder then).
+_SRC_ATTRS = ("data-src", "data-original", "data-lazy-src", "data-full-src", "data-hi-res-src", "src")
+_PLACEHOLDER = re.compile(r"(?:^data:|blank|spacer|pixel|preload|placeholder|loading|1x1|transparent)", re.I)
+
+
+def _image_address(scope: Tag) -> Optional[str]:
+    """The address of the first picture in `scope` (as written: maybe relative), or None."""
+    img = scope if scope.name == "img" else scope.find("img")
+    candidates: list[str] = []
+    if img is not None:
+        candidates += [str(img.get(a) or "") for a in _SRC_ATTRS]
+        srcset = img.get("srcset") or img.get("data-srcset")
+        if isinstance(srcset, str) and srcset.strip():
+            candidates.append(srcset.split(",")[0].split()[0])
+    source = scope.find("source")
+    if source is not None and isinstance(source.get("srcset"), str) and source["srcset"].strip():
+        candidates.append(source["srcset"].split(",")[0].split()[0])
+    for candidate in candidates:
+        candidate = candidate.strip()
+        if candidate and not _PLACEHOLDER.search(candidate.rsplit("/", 1)[-1]) and not candidate.startswith("data:"):
+            return candidate
+    return None
+
+
+def _absolute(address: Optional[str], base_url: Optional[str]) -> Optional[str]:
+    """An http(s) address for a picture: relative ones resolved against the page's own address; anything
+    else (javascript:, data:, a relative address on a page with none) is dropped."""
+    if not address or len(address) > 2000 or re.search(r"\s", address):
+        return None
+    if base_url and not address.startswith(("http://", "https://")):
+        try:
+            address = urljoin(base_url, address)
+        except ValueError:
+            return None
+    return address if address.startswith(("http://", "https://")) else None
 
 
 def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[CaptionData]:
@@ -164,6 +205,7 @@ def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[CaptionData]:
             continue
         split = split_caption(text)
         caption = caption_from_parts(split[0], split[1]) if split else caption_from_parts(*_credit_line(text))
+        caption.image_url = _image_address(img)
         if len(caption.text) >= MIN_CAPTION_CHARS:
             found.append(caption)
         block.decompose()
@@ -241,6 +283,7 @@ def _candidate(tag: Tag) -> bool:
 def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
     """Read one caption block (and the credit nodes of its figure) into captions, then remove it."""
     scope = figure if figure is not None and _short(figure) else group
+    address = _image_address(scope)
     credits: list[str] = []
     for node in [t for t in tags_in(scope) if is_credit_node(t)]:
         if removed(node):
@@ -280,6 +323,7 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
             text = text[: -len(own_credit)].rstrip(" (").rstrip()
         if len(text) >= MIN_CAPTION_CHARS:
             captions.append(caption_from_parts(text, own_credit))
+            captions[-1].image_url = address
     (scope if scope is figure else group).decompose()
     return captions
 
@@ -322,12 +366,11 @@ def _unique(captions: Iterable[CaptionData]) -> list[CaptionData]:
             other_key = _key(other.text)
             if key == other_key or (len(key) >= MIN_PREFIX_CHARS and other_key.startswith(key)):
                 if other.credit is None and caption.credit:
-                    kept[i] = caption_from_parts(other.text, caption.credit)
+                    kept[i] = _with_credit(other, caption.credit, caption.image_url)
                 break
             if len(other_key) >= MIN_PREFIX_CHARS and key.startswith(other_key):
-                kept[i] = (
-                    caption if caption.credit or not other.credit else caption_from_parts(caption.text, other.credit)
-                )
+                kept[i] = caption if caption.credit or not other.credit else _with_credit(caption, other.credit)
+                kept[i].image_url = kept[i].image_url or other.image_url
                 break
         else:
             kept.append(caption)
@@ -379,6 +422,12 @@ def is_caption_text(text: str) -> bool:
     if text.strip().startswith("(") and any(find_agency(p) for p in re.split(r"\s*/\s*|\s+via\s+", bare)):
         return False  # "(Getty Images via @daylife)"
     return True
+
+
+def _with_credit(caption: CaptionData, credit: str, image_url: Optional[str] = None) -> CaptionData:
+    merged = caption_from_parts(caption.text, credit)
+    merged.image_url = caption.image_url or image_url
+    return merged
 
 
 def _key(text: str) -> str:

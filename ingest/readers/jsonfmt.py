@@ -12,7 +12,7 @@ from .. import dates
 from ..credits import caption_from_parts, find_agency, split_caption
 from ..errors import InputError
 from ..normalise import clean_text, collapse, split_paragraphs
-from ..records import ArticleData, CaptionData, PlaceData, Withdrawal
+from ..records import ArticleData, CaptionData, PlaceData, Withdrawal, http_url
 from .html import fragment_paragraphs
 
 HEADLINE_KEYS = ("headline", "title", "hed", "head", "name")
@@ -264,6 +264,7 @@ def _captions(obj: dict) -> list[CaptionData]:
             if not text:
                 continue
             caption = caption_from_parts(clean_text(text), collapse(credit) if credit else None)
+            caption.image_url = http_url(item.get("url") or item.get("src") or item.get("href") or item.get("uri"))
             if photographer and not caption.photographer:
                 caption.photographer = photographer
                 if not caption.credit:
