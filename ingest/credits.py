@@ -116,7 +116,12 @@ _NAME = re.compile(r"^[^\W\d_][\w'’.\- ]{0,60}$")
 
 def _looks_like_person(name: str) -> bool:
     words = name.split()
-    return 2 <= len(words) <= 5 and bool(_NAME.match(name)) and all(w[:1].isupper() or w in _PARTICLES for w in words)
+    return (
+        2 <= len(words) <= 5
+        and bool(_NAME.match(name))
+        and all(w[:1].isupper() or w in _PARTICLES for w in words)
+        and not any(len(w) >= 2 and w.isupper() and "." not in w for w in words)  # "PGA of America"
+    )
 
 
 _PARTICLES = {"de", "da", "di", "van", "von", "der", "den", "al", "el", "bin", "la", "le", "du", "dos", "das"}
@@ -170,12 +175,21 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     photographer: Optional[str] = None
     agencies: list[Agency] = []
     organisations: list[str] = []
-    pieces = [p for p in re.split(r"\s*/\s*|\s+for\s+|\s*\|\s*|\s+-\s+|,\s+|;\s*", origin) if p.strip()]
-    # Beside a known agency ("AFP Photo/Bulent Kilic") a name is its photographer; alone it must start with a
-    # known first name to be one ("Markus Leitner", not "Blue Origin").
-    beside_agency = any(find_agency(p) for p in pieces) or via_at is not None or pool or by_line
+    # "... for Ithaca Holdings": the client a picture was made for, the agency only when no agency is named
+    # ("Jane Doe for The New York Times").
+    client = ""
+    for_at = re.search(r"\s+for\s+", origin, re.I)
+    if for_at:
+        origin, client = origin[: for_at.start()], origin[for_at.end() :].strip(" .,;:-")
+    pieces = [
+        re.sub(r"^(?:19|20)\d\d\s+", "", _LEAD_IN.sub("", p.strip(" ()[]")).strip())  # "Mark Wilson/2011 Getty Images"
+        for p in re.split(r"\s*/\s*|\s*\|\s*|\s+-\s+|,\s+|;\s*", origin)
+        if p.strip(" ()[]")
+    ]
+    # Beside an agency or organisation ("AFP Photo/Bulent Kilic", "Ric Clarson/PGA Tour Archive") a name is its
+    # photographer; alone it must start with a known first name to be one ("Markus Leitner", not "Blue Origin").
+    beside_agency = any(find_agency(p) or _ORG_WORDS.search(p) for p in pieces) or via_at is not None or pool or by_line
     for part in pieces:
-        part = re.sub(r"^(?:19|20)\d\d\s+", "", part.strip())  # "Mark Wilson/2011 Getty Images"
         found = find_agency(part)
         if found is not None:
             agencies.append(found)
@@ -184,12 +198,14 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
         if (
             photographer is None
             and _could_be_photographer(name)
-            and (_is_person(name) or beside_agency and not _ORG_WORDS.search(name) and len(name.split()) >= 2)
+            and (_is_person(name) or beside_agency and _looks_like_person(name) and not _ORG_WORDS.search(name))
         ):
             photographer = name
         elif _is_organisation(part) and not (distributor and len(part.split()) > 4):
             organisations.append(part.strip(" .,;:-"))  # as written: "NASA", "WENN.com"
             # (a long description before "via" is a handout's origin, not an organisation's name)
+    if client and not agencies and not organisations and _is_organisation(client):
+        organisations.append(client)
     via = find_agency(distributor) if distributor else None
     makers = [a for a in agencies if a.short not in _DISTRIBUTORS]
     if makers:
@@ -279,6 +295,10 @@ _TRAILING_LABELLED = re.compile(
 )
 # "Rep. Mark Meadows. | Alex Wong/Getty Images": a credit after a bar.
 _TRAILING_AFTER_BAR = re.compile(r"\s+\|\s+([^|]{2,100}?)\s*$")
+# "... in Braunau am Inn, Austria. Leonhard Foeger / Reuters file": a name and an agency after the last sentence.
+_TRAILING_NAME_SLASH = re.compile(
+    r"(?<=[.!?\"”])(?<!\s[A-Z]\.)\s+((?:[A-Z]\.\s*)*[^.!?/]{2,60}?\s*/\s*[^.!?/]{2,60}?)\s*\.?\s*$"
+)
 _TRAILING_AGENCY_SLASH = re.compile(
     r"(?:(?<=[.!?\"”])|^)\s*((?:REUTERS|Reuters|AFP|EPA(?:-EFE)?|AP)\s*/\s*[^\s/][^/]{1,60}?)\s*\.?\s*$"
 )
@@ -316,7 +336,7 @@ def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
             continue
         break
     if credit is None:
-        for pattern in (_TRAILING_LABELLED, _TRAILING_AGENCY_SLASH, _TRAILING_AFTER_BAR):
+        for pattern in (_TRAILING_LABELLED, _TRAILING_AGENCY_SLASH, _TRAILING_AFTER_BAR, _TRAILING_NAME_SLASH):
             m = pattern.search(text)
             if m and is_credit(m.group(1)):
                 credit = m.group(1).strip()

@@ -44,6 +44,9 @@ def test_credits_split_into_photographer_and_agency(credit, photographer, agency
         ("Image copyright EPA", None, "EPA"),
         ("Photo: Jeff Kravitz/FilmMagic", "Jeff Kravitz", "FilmMagic"),
         ("Photo: Mark Wilson/2011 Getty Images", "Mark Wilson", "Getty Images"),
+        ("© Ric Clarson/PGA TOUR Archive", "Ric Clarson", "PGA TOUR Archive"),
+        ("© PGA of America via Getty Images", None, "PGA of America"),
+        ("Photo by Kevin Mazur/Getty Images for Ithaca Holdings", "Kevin Mazur", "Getty Images"),
     ],
 )
 def test_only_a_name_is_taken_for_the_photographer(credit, photographer, agency):
@@ -96,3 +99,12 @@ def test_syndication_tags_are_not_photo_credits(text):
 def test_a_paragraph_longer_than_any_caption_is_body_text():
     # "Hollywood Reporter" reads like a photographer's name; the length says this is a story, not a caption.
     assert split_caption("The studio said it would sell the unit. " * 40 + "(Reuters/Hollywood Reporter)") is None
+
+
+def test_a_name_and_agency_after_the_last_sentence_is_the_credit():
+    assert split_caption("Rep. Ilhan Omar speaks at the Capitol on July 25, 2019. J. Scott Applewhite / AP file") == (
+        "Rep. Ilhan Omar speaks at the Capitol on July 25, 2019.",
+        "J. Scott Applewhite / AP file",
+        None,
+    )
+    assert split_caption("The plant's input/output ratio rose. Output per worker / hour fell.") is None

@@ -126,6 +126,8 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
             if tag.name in _CONTROLS or not _text(tag):
                 continue  # a "show caption" toggle or an empty slot: the figure's real caption comes later
             group, figure = tag, tag.find_parent("figure")
+            if figure is not None and is_credit_node(tag) and _short(figure):
+                group = figure  # a credit marked as the caption ("<span class=copyright itemprop=caption>")
         elif _picture_with_text(tag):
             group, figure = tag, tag  # a picture with text beside it but no caption markup
         else:
@@ -194,14 +196,16 @@ def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[CaptionData]:
     for img in [t for t in tags_in(root) if t.name == "img"]:
         if removed(img):
             continue
-        described = " ".join(str(img.get(a) or "") for a in ("alt", "title")).strip()
-        if len(described.split()) < MIN_BOX_CAPTION_WORDS - 1:
+        described = [d for d in (str(img.get(a) or "").strip() for a in ("alt", "title")) if len(d.split()) >= 3]
+        if not described:
             continue
         block = _next_text_block(img)
         if block is None or in_furniture(block):
             continue
         text = _clean_caption_text(_text(block))
-        if not text or len(text.split()) > MAX_ALT_CAPTION_WORDS or _agreement(described, text) < ALT_AGREEMENT:
+        if not text or len(text.split()) > MAX_ALT_CAPTION_WORDS:
+            continue
+        if max(_agreement(d, text) for d in described) < ALT_AGREEMENT:
             continue
         split = split_caption(text)
         caption = caption_from_parts(split[0], split[1]) if split else caption_from_parts(*_credit_line(text))
@@ -241,8 +245,10 @@ def _next_text_block(img: Tag) -> Optional[Tag]:
             block = block.parent
         if block.name not in _BLOCKS or block.find_parent(["h1", "h2", "h3", "h4", "a"]) is not None:
             return None
-        if block.name == "a" or first_descendant(block, ("a", "h1", "h2", "h3", "h4")) is not None:
+        if block.name == "a" or first_descendant(block, ("h1", "h2", "h3", "h4")) is not None:
             return None
+        if any(_text(a) for a in block.find_all("a")):
+            return None  # a teaser's link (a picture's own link has no text)
         return block
     return None
 

@@ -159,5 +159,15 @@ def is_furniture(tag: Tag) -> bool:
     return furniture_named(tag)
 
 
+# A block named like furniture that holds this many words is a layout wrapper around the story ("l-section
+# for_sidebar" holding the article and its sidebar), not furniture.
+MAX_FURNITURE_WORDS = 1000
+
+
 def in_furniture(tag: Tag) -> bool:
-    return any(is_furniture(parent) for parent in tag.parents if parent.name != "[document]")
+    """Inside page furniture: a sidebar, a footer, a related-stories box (not a wrapper of the whole story)."""
+    return any(
+        is_furniture(parent) and word_count_upto(parent, MAX_FURNITURE_WORDS) < MAX_FURNITURE_WORDS
+        for parent in tag.parents
+        if parent.name != "[document]"
+    )
