@@ -184,3 +184,49 @@ def test_json_and_feed_pictures_keep_their_http_addresses_only():
     assert [(c.text, c.image_url, c.agency) for c in item.captions] == [
         ("The bridge at dawn.", "https://img.example/2.jpg", "Reuters")
     ]
+
+
+def test_a_caption_holding_its_credit_in_a_caption_named_span_is_one_caption():
+    figure = (
+        "<div class='photo'><img src='/p.jpg' alt='plague'><span class='newsCaption'>The plague doctor's mask "
+        "on show in the town museum <span class='caption'>(Image: GETTY)</span></span></div>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + figure + paragraphs_html(STORY[2:])
+    [caption] = read(page("", body + "</article>")).captions
+    assert (caption.text, caption.agency) == ("The plague doctor's mask on show in the town museum", "Getty Images")
+
+
+def test_a_figure_inside_a_link_to_another_story_is_a_teaser_not_a_caption():
+    teaser = (
+        "<ul><li><a href='/2017/03/27/fearless-girl/index.html'><figure><img src='/t.jpg' alt=''></figure>"
+        "<figcaption class='thumb-caption'>Fearless Girl statue will stay through early next year</figcaption>"
+        "</a></li></ul>"
+    )
+    lightbox = (
+        "<a href='/photos/bridge-large.jpg'><figure><img src='/b.jpg'><figcaption>The bridge at dusk."
+        "</figcaption></figure></a>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + lightbox + paragraphs_html() + teaser + "</article>"
+    assert [c.text for c in read(page("", body)).captions] == ["The bridge at dusk."]
+
+
+def test_the_lead_photo_caption_in_the_metadata_counts_when_the_page_shows_none():
+    ld = (
+        '<script type="application/ld+json">{"@type": "NewsArticle", "headline": "' + HEADLINE + '", '
+        '"image": {"@type": "ImageObject", "url": "https://harbour.example/lead.jpg", '
+        '"caption": "Engineers inspect the underside of the harbour bridge in March.", '
+        '"creditText": "Jane Smith/Reuters"}}</script>'
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html() + "</article>"
+    [caption] = read(page(ld, body)).captions
+    assert (caption.text, caption.photographer, caption.agency, caption.image_url) == (
+        "Engineers inspect the underside of the harbour bridge in March.",
+        "Jane Smith",
+        "Reuters",
+        "https://harbour.example/lead.jpg",
+    )
+    # A label is not a description, and a caption the page shows is not taken twice.
+    label = ld.replace("Engineers inspect the underside of the harbour bridge in March.", "press shot")
+    assert read(page(label, body)).captions == []
+    shown = "<figure><img src='/l.jpg'><figcaption>Engineers inspect the underside of the harbour bridge.</figcaption></figure>"
+    assert len(read(page(ld, f"<article><h1>{HEADLINE}</h1>" + shown + paragraphs_html() + "</article>")).captions) == 1

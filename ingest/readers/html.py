@@ -23,7 +23,7 @@ from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
 from htmldate.utils import load_html
 
 from .. import dates
-from ..credits import find_agency
+from ..credits import caption_from_parts, find_agency, split_caption
 from ..enrich import identify_language
 from ..errors import InputError
 from ..normalise import clean_text, collapse, split_paragraphs
@@ -39,7 +39,7 @@ from .htmlbody import (
     word_count,
     words,
 )
-from .htmlcaptions import extract_captions
+from .htmlcaptions import extract_captions, is_caption_text
 from .htmlmeta import PageMeta, read_meta
 from .htmltitle import choose_headline
 
@@ -120,6 +120,8 @@ def read_html(html: str) -> ArticleData:
         paragraphs = _strip_headings(paragraphs, headline, page)
         if not _is_article(paragraphs, links):
             raise InputError(_no_article_reason(paragraphs, links))
+    if page.image_caption:
+        captions = captions + _metadata_caption(page.image_caption, headline, paragraphs, captions)
     article = ArticleData(headline=headline or _first_sentence(paragraphs), paragraphs=paragraphs, captions=captions)
     tree = _tree(html)
     reading = _trafilatura_metadata(tree, page.url)
@@ -325,6 +327,36 @@ def _strip_headings(paragraphs: list[str], headline: str, page: PageMeta) -> lis
 
 def _key(text: str) -> str:
     return re.sub(r"\W+", " ", text).strip().casefold()
+
+
+# A metadata caption shorter than this is a label ("image", "press shot"), not a description.
+MIN_METADATA_CAPTION_WORDS = 4
+
+
+def _metadata_caption(
+    found: tuple[str, Optional[str], Optional[str]], headline: str, paragraphs: list[str], shown: list[CaptionData]
+) -> list[CaptionData]:
+    """The lead photo's caption from the page's metadata, when the page does not show it: a description of
+    four words or more that is not the headline, the article's opening or a caption already found."""
+    text, credit, address = found
+    text = clean_text(text).strip()
+    if len(text.split()) < MIN_METADATA_CAPTION_WORDS:
+        return []
+    key = _key(text)
+    if key == _key(headline) or any(_key(p).startswith(key) for p in paragraphs[:2]):
+        return []
+    words = set(key.split())
+    if any(len(words & set(_key(c.text).split())) >= len(words) / 2 for c in shown):
+        return []
+    if not credit:
+        split = split_caption(text)
+        if split:
+            text, credit = split[0], split[1]
+    caption = caption_from_parts(text, credit)
+    if not is_caption_text(caption.text):
+        return []
+    caption.image_url = address
+    return [caption]
 
 
 def _first_sentence(paragraphs: list[str]) -> str:

@@ -132,7 +132,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
             group, figure = tag, tag  # a picture with text beside it but no caption markup
         else:
             continue
-        furniture = in_furniture(group)
+        furniture = in_furniture(group) or _teaser(group)
         captions = _read_group(group, figure)
         if not furniture:
             found.extend(captions)
@@ -186,6 +186,21 @@ def _absolute(address: Optional[str], base_url: Optional[str]) -> Optional[str]:
         except ValueError:
             return None
     return address if address.startswith(("http://", "https://")) else None
+
+
+_IMAGE_FILE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif)(?:[?#].*)?$", re.I)
+
+
+def _teaser(group: Tag) -> bool:
+    """A caption that is another story's teaser: inside a link to another page (a link to the picture file
+    itself is a lightbox, not a teaser), or whose whole text is a link."""
+    link = group.find_parent("a")
+    if link is not None:
+        href = str(link.get("href") or "").strip()
+        if href and not href.startswith(("#", "javascript:")) and not _IMAGE_FILE.search(href):
+            return True
+    links = " ".join(_text(a) for a in group.find_all("a") if str(a.get("href") or "").strip() not in ("", "#"))
+    return bool(links) and _key(links) == _key(_text(group))
 
 
 def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[CaptionData]:
@@ -313,6 +328,8 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
         for t in tags_in(group)
         if is_caption_node(t) and first_descendant(t, (), is_caption_node) is None and _text(t)
     ]
+    if leaves and sum(len(_text(t)) for t in leaves) < 0.6 * len(_text(group)):
+        leaves = []  # "<span class=newsCaption>Text <span class=caption>(Image: GETTY)</span></span>": one caption
     texts = [_clean_caption_text(_text(t)) for t in (leaves or [group])]
     credit = credits[0] if credits else None
     captions: list[CaptionData] = []

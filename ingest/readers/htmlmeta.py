@@ -81,6 +81,8 @@ class PageMeta:
     ld_types: list[str] = field(default_factory=list)
     titles: list[tuple[str, Optional[str]]] = field(default_factory=list)  # (where, text), most trusted first
     shown: Optional[PageText] = None  # the page's text and headings (htmltitle)
+    # The lead photo's caption in the metadata: (text, credit, address) from JSON-LD ImageObject or og:image:alt.
+    image_caption: Optional[tuple[str, Optional[str], Optional[str]]] = None
 
 
 class _Scan:
@@ -180,6 +182,7 @@ def read_meta(soup: BeautifulSoup) -> PageMeta:
         ("title", page.title_tag),
     ]
     page.shown = page_text(soup)
+    page.image_caption = _image_caption(ld, meta)
     page.url = (
         _http(scan.canonical.get("href") if scan.canonical is not None else None)
         or _http(meta.get("og:url"))
@@ -192,6 +195,24 @@ def read_meta(soup: BeautifulSoup) -> PageMeta:
     )
     page.language = page_language(soup, meta, ld)
     return page
+
+
+def _image_caption(ld: dict, meta: dict[str, str]) -> Optional[tuple[str, Optional[str], Optional[str]]]:
+    """The article's image caption as its metadata states it: a JSON-LD ImageObject's `caption` (with its
+    `creditText`, `copyrightHolder` or `author`), else `og:image:alt` / `twitter:image:alt`."""
+    for image in _as_list(ld.get("image")) + _as_list(ld.get("associatedMedia")):
+        if not isinstance(image, dict):
+            continue
+        text = _first_text(_str(image.get("caption")), _str(image.get("description")))
+        if text:
+            credit = _first_text(
+                _str(image.get("creditText")), _str(image.get("copyrightHolder")), _str(image.get("author"))
+            )
+            return text, credit, _http(_str(image.get("url")) or _str(image.get("contentUrl")))
+    alt = _first_text(meta.get("og:image:alt"), meta.get("twitter:image:alt"))
+    if alt:
+        return alt, None, _http(meta.get("og:image")) or _http(meta.get("og:image:url"))
+    return None
 
 
 def _as_list(value: Any) -> list:
