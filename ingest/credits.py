@@ -183,7 +183,7 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
         origin, client = origin[: for_at.start()], origin[for_at.end() :].strip(" .,;:-")
     pieces = [
         re.sub(r"^(?:19|20)\d\d\s+", "", _LEAD_IN.sub("", p.strip(" ()[]")).strip())  # "Mark Wilson/2011 Getty Images"
-        for p in re.split(r"\s*/\s*|\s*\|\s*|\s+-\s+|,\s+|;\s*", origin)
+        for p in re.split(r"\s*/\s*|\s*\|\s*|\s+-\s+|,\s+|;\s*|\s*[()]\s*", origin)
         if p.strip(" ()[]")
     ]
     # Beside an agency or organisation ("AFP Photo/Bulent Kilic", "Ric Clarson/PGA Tour Archive") a name is its
@@ -229,7 +229,8 @@ _ORG_WORDS = re.compile(
     r"\b(?:inc|corp|corporation|co|ltd|llc|gmbh|ag|plc|company|media|news|press|images|photos|pictures|agency|"
     r"archive|archives|museum|library|university|office|ministry|department|government|police|studios?|films?|"
     r"records|foundation|institute|association|magazine|times|post|tribune|journal|herald|wire|network|group|"
-    r"robotics|systems|twitter|facebook|instagram|youtube|nasa|handout)\b\.?",
+    r"robotics|systems|twitter|facebook|instagram|youtube|nasa|handout|national|international|club|league|tour|"
+    r"federation|council|committee|service|center|centre|hospital|school|college|church|team|festival|bank)\b\.?",
     re.I,
 )
 _first_names = None
