@@ -230,3 +230,21 @@ def test_the_lead_photo_caption_in_the_metadata_counts_when_the_page_shows_none(
     assert read(page(label, body)).captions == []
     shown = "<figure><img src='/l.jpg'><figcaption>Engineers inspect the underside of the harbour bridge.</figcaption></figure>"
     assert len(read(page(ld, f"<article><h1>{HEADLINE}</h1>" + shown + paragraphs_html() + "</article>")).captions) == 1
+
+
+def test_a_section_label_matching_part_of_the_title_is_not_the_headline():
+    shown = "Firefox – Less advertising, more speed on Android"
+    body = (
+        f"<div class='cat'><h2>Firefox</h2></div><article><h1>{shown}</h1>"
+        + "<h2>Firefox</h2>"
+        + paragraphs_html()
+        + "</article>"
+    )
+    head = f"<meta property='og:title' content='{shown}'><title>{shown} | The Blog</title>"
+    assert read(page(head, body)).headline == shown
+
+
+def test_a_blog_title_keeps_its_longest_part():
+    title = "<title>Four Years Remaining » Blog Archive » Interning of small integers in Python</title>"
+    body = "<div class='post'>" + paragraphs_html() + "</div>"
+    assert read(page(title, body)).headline == "Interning of small integers in Python"

@@ -181,7 +181,13 @@ def choose_headline(
         return near[-1] if near else found[0]
 
     # 1. A heading agreeing with a metadata title; or holding one whole after a kicker or before a date line.
-    agreeing = [h for h in usable if max((token_f1(h.text, p) for p in every_part), default=0.0) >= AGREE_F1]
+    # Agreeing with a whole title first; with a part of one ("Headline | Site") only if none does, and never
+    # with a one-word part (a section's name: "Firefox" in "Firefox – Weniger Werbung, mehr Speed").
+    wholes = [options[0] for options in parts]
+    pieces = [p for p in every_part if len(p.split()) >= 2]
+    agreeing = [h for h in usable if max((token_f1(h.text, p) for p in wholes), default=0.0) >= AGREE_F1] or [
+        h for h in usable if max((token_f1(h.text, p) for p in pieces), default=0.0) >= AGREE_F1
+    ]
     if agreeing:
         chosen = nearest(agreeing)
         # A kicker run into the heading ("Harbour Council votes..."): the most trusted title that is either the
@@ -224,13 +230,16 @@ def choose_headline(
     if best_score >= AGREE_F1:
         return best_part
     if all(where == "title" for where, _ in titles):
-        # Only the browser title: the page's first <h1> that is not a link, else the title without the
-        # site's name or domain ("Forbes.com: ...").
+        # Only the browser title: the page's first <h1> that is not a link or a one- or two-word label
+        # ("News", "Quicklinks"), else the title's longest part ("Site » Blog Archive » Headline") without
+        # the site's name or domain ("Forbes.com: ...").
         h1 = next((h for h in usable if h.strong and not h.marked), None)
-        if h1 is not None:
+        if h1 is not None and len(h1.text.split()) >= MIN_LEAD_WORDS:
             return h1.text
         options = parts[0]
-        return options[1] if len(options) == 2 else options[0]
+        if len(options) > 1:
+            return max(options[1:], key=lambda p: len(p.split()))
+        return h1.text if h1 is not None else options[0]
     return None
 
 
