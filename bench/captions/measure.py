@@ -220,7 +220,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 0
     halves = {
         json.loads(line)["page"]: json.loads(line)["half"]
-        for line in (HERE / "pages.jsonl").read_text(encoding="utf-8").splitlines()
+        for name in ("pages.jsonl", "pages-more.jsonl")
+        if (HERE / name).is_file()
+        for line in (HERE / name).read_text(encoding="utf-8").splitlines()
     }
     judged = read_judged(sorted((HERE / "judged").glob("*.jsonl")))
     gold_titles = {} if args.no_titles else title_gold(args.corpus)

@@ -11,7 +11,11 @@ Half is development and half held back, by site: every page of a site (a big9 si
 elsewhere) falls in the same half, chosen by a hash of its name, so held-back scores are on sites the rules
 were never looked at on.
 
-    python -m bench.captions.sample [--corpus DIR]
+A second draw (`--more N`) adds N development pages from html-metadata and the article-extraction
+benchmark, on sites of the development half not drawn before (at most 2 per site), to
+`pages-more.jsonl`: more sites to find general failures on, while the held-back sites stay unread.
+
+    python -m bench.captions.sample [--corpus DIR] [--more N]
 """
 
 from __future__ import annotations
@@ -64,7 +68,10 @@ def big9_site(html: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
+    parser.add_argument("--more", type=int, default=0, help="draw this many more development pages")
     args = parser.parse_args()
+    if args.more:
+        return more(args.corpus, args.more)
     rng = random.Random(35)
     chosen: list[dict] = []
 
@@ -124,6 +131,36 @@ def main() -> int:
         + ", ".join(f"{k} {v}" for k, v in Counter(r["half"] for r in chosen).items())
     )
     print(Counter(r["site"] for r in chosen if r["set"] == "news-extraction-big9"))
+    return 0
+
+
+def more(corpus: Path, count: int) -> int:
+    taken = [json.loads(line) for line in OUT.read_text(encoding="utf-8").splitlines()]
+    seen_pages = {row["page"] for row in taken}
+    seen_sites = {row["site"] for row in taken}
+    rng = random.Random(3536)
+    candidates = []
+    for name, urls in (
+        ("article-extraction-benchmark", {k: v["url"] for k, v in json.loads(
+            (corpus / "article-extraction-benchmark" / "ground-truth.json").read_text(encoding="utf-8")).items()}),
+        ("html-metadata", {json.loads(line)["id"]: json.loads(line)["url"] for line in
+                           (corpus / "html-metadata" / "expected.jsonl").read_text(encoding="utf-8").splitlines()}),
+    ):
+        candidates += [(name, page, site_of(url or "")) for page, url in sorted(urls.items()) if page not in seen_pages]
+    rng.shuffle(candidates)
+    per_site: Counter = Counter()
+    chosen = []
+    for name, page, site in candidates:
+        if len(chosen) >= count or site in seen_sites or per_site[site] >= 2 or half_of(site) != "dev":
+            continue
+        html = gzip.decompress((corpus / name / "html" / f"{page}.html.gz").read_bytes()).decode("utf-8", "replace")
+        if looks_illustrated(html):
+            per_site[site] += 1
+            chosen.append({"set": name, "page": page, "site": site, "half": "dev"})
+    with (OUT.parent / "pages-more.jsonl").open("w", encoding="utf-8") as handle:
+        for row in chosen:
+            handle.write(json.dumps(row) + "\n")
+    print(f"{len(chosen)} more development pages on {len(per_site)} sites")
     return 0
 
 

@@ -8,13 +8,20 @@ meta tags can hold a site-wide title ("Financial News - Business News"), the `<t
 of the headline, the first `<h1>` the site's logo or a section label.
 
 The rule, with no site-specific knowledge:
-1. A heading the page shows that agrees with a title in its metadata (token-F1 0.8 with the title or one
-   of its " | "-separated parts) is the headline, as the page shows it. Of several, the one nearest before
-   the article's first paragraph wins.
-2. Else the heading nearest before the article's first paragraph, when it is an `<h1>` or marked as a
-   headline, has three or more words and is not a link (another story's teaser): the page shows it above
-   the story, and the metadata disagrees only because it holds a shorter or site-wide title.
-3. Else the metadata title most sources agree with, without the site's name around it.
+1. A heading the page shows that agrees with a metadata title (token-F1 0.8 with a whole title; else with a
+   part of one of two or more words, "Headline | Site") is the headline, as the page shows it; of several,
+   the one nearest before the article's first paragraph. A kicker run into it comes off when the most
+   trusted title is the heading's end. A heading holding a whole title (with a date line after it) gives
+   that title.
+2. Else the `<h1>` (or heading marked as the headline) nearest before the article's first paragraph, of
+   three or more words and not a link (another story's teaser): the metadata disagrees only because it
+   holds a shorter or site-wide title. Where the article's place is unknown, a heading marked as the
+   headline.
+3. Else the metadata: a part two titles agree on ("Wilma Churns Waves Into Cuba" in `og:title` and in
+   "FOXNews.com - Wilma Churns Waves Into Cuba - U.S. & World"), or one the article's text opens with. A
+   page with only a browser title: its first `<h1>` of three or more words, else the title's longest part
+   without the site's name or domain. Else None, and the reader takes the most trusted metadata title
+   without the site's name (htmlmeta).
 """
 
 from __future__ import annotations
@@ -156,9 +163,15 @@ def _marked(tag: Tag) -> bool:
     )
 
 
+_NAMING_ATTRS = ("class", "id", "itemprop")
+
+
 def _is_heading(tag: Tag) -> bool:
     if tag.name in ("h1", "h2"):
         return True
+    attrs = tag.attrs
+    if not attrs or not any(a in attrs for a in _NAMING_ATTRS):
+        return False  # (most tags: checked first, this walk visits every one)
     if tag.name in ("html", "body", "head", "title", "meta", "main", "article", "section", "script"):
         return False
     return _marked(tag)
