@@ -141,10 +141,22 @@ def more(corpus: Path, count: int) -> int:
     rng = random.Random(3536)
     candidates = []
     for name, urls in (
-        ("article-extraction-benchmark", {k: v["url"] for k, v in json.loads(
-            (corpus / "article-extraction-benchmark" / "ground-truth.json").read_text(encoding="utf-8")).items()}),
-        ("html-metadata", {json.loads(line)["id"]: json.loads(line)["url"] for line in
-                           (corpus / "html-metadata" / "expected.jsonl").read_text(encoding="utf-8").splitlines()}),
+        (
+            "article-extraction-benchmark",
+            {
+                k: v["url"]
+                for k, v in json.loads(
+                    (corpus / "article-extraction-benchmark" / "ground-truth.json").read_text(encoding="utf-8")
+                ).items()
+            },
+        ),
+        (
+            "html-metadata",
+            {
+                json.loads(line)["id"]: json.loads(line)["url"]
+                for line in (corpus / "html-metadata" / "expected.jsonl").read_text(encoding="utf-8").splitlines()
+            },
+        ),
     ):
         candidates += [(name, page, site_of(url or "")) for page, url in sorted(urls.items()) if page not in seen_pages]
     rng.shuffle(candidates)
