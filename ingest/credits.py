@@ -57,6 +57,7 @@ AGENCIES = (
     Agency("SOPA Images", "SOPA Images", ("SOPA Images", "SOPA")),
     Agency("Sipa", "Sipa", ("Sipa", "Sipa USA", "Sipa Press")),
     Agency("Abaca", "Abaca Press", ("Abaca", "ABACAPRESS", "Abaca Press")),
+    Agency("Adobe Stock", "Adobe Stock", ("Adobe Stock", "AdobeStock", "stock.adobe.com", "Fotolia")),
     Agency("Pool", "Pool", ("Pool",)),
 )
 
@@ -91,6 +92,10 @@ def find_agency(name: str) -> Optional[Agency]:
         m = _AGENCY_PART.match(name)
         if m:
             agency = _ALIAS.get(m.group("name").casefold())
+    if agency is None:
+        domain = re.fullmatch(r"(?:www\.)?([a-z0-9-]+)\.(?:com|net|org|co\.uk|de|fr|es|it)", name.casefold())
+        if domain:  # "afp.com/Michael Regan"
+            agency = _ALIAS.get(domain.group(1))
     return agency
 
 
@@ -188,7 +193,8 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     ]
     # Beside an agency or organisation ("AFP Photo/Bulent Kilic", "Ric Clarson/PGA Tour Archive") a name is its
     # photographer; alone it must start with a known first name to be one ("Markus Leitner", not "Blue Origin").
-    beside_agency = any(find_agency(p) or _ORG_WORDS.search(p) for p in pieces) or via_at is not None or pool or by_line
+    known_agency = any(find_agency(p) for p in pieces)
+    beside_agency = known_agency or any(_ORG_WORDS.search(p) for p in pieces) or via_at is not None or pool or by_line
     for part in pieces:
         found = find_agency(part)
         if found is not None:
@@ -198,7 +204,17 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
         if (
             photographer is None
             and _could_be_photographer(name)
-            and (_is_person(name) or beside_agency and _looks_like_person(name) and not _ORG_WORDS.search(name))
+            and (
+                _is_person(name)
+                or beside_agency
+                and _looks_like_person(name)
+                and not _ORG_WORDS.search(name)
+                # a stock contributor's one-word name beside its agency ("Sarawut / Adobe Stock")
+                or known_agency
+                and len(name.split()) == 1
+                and not name.isupper()
+                and name.casefold() not in _NOT_A_NAME
+            )
         ):
             photographer = name
         elif _is_organisation(part) and not (distributor and len(part.split()) > 4):

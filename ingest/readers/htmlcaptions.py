@@ -403,7 +403,10 @@ def _unique(captions: Iterable[CaptionData]) -> list[CaptionData]:
 # What a caption block can hold that is not a caption: a template left unfilled, a video in a playlist
 # ("Neighbors describe London attacker 02:29"), a share bar, a player's notice.
 _TEMPLATE = re.compile(r"\{\{.*?\}\}|\$\{.*?\}")
-_DURATION_END = re.compile(r"\s\(?\d{1,2}:\d{2}(?::\d{2})?\)?$")
+_DURATION_END = re.compile(r"\s\(?\d{1,2}:\d{2}(?::\d{2})?\)?$|^\(?\d{1,2}:\d{2}(?::\d{2})?\)?\s")
+# A label alone ("Fig. 1", "Abb. 3") or a file's name ("2022/01/Rescue_AdobeStock_1692.jpeg").
+_LABEL_ONLY = re.compile(r"^(?:fig(?:ure)?|abb(?:ildung)?|bild|image|photo|foto|grafik|chart)\.?\s*\d+[.:]?$", re.I)
+_FILE_NAME = re.compile(r"^\S+\.(?:jpe?g|png|gif|webp|avif|svg|tiff?)$", re.I)
 _SOCIAL = {
     "facebook",
     "twitter",
@@ -434,6 +437,8 @@ def is_caption_text(text: str) -> bool:
     running time, a share bar, a player's notice."""
     bare = text.strip(" ()[]")
     if not bare or _TEMPLATE.search(text) or _DURATION_END.search(text) or _PLAYER_NOTICE.match(bare):
+        return False
+    if _LABEL_ONLY.match(bare) or _FILE_NAME.match(bare):
         return False
     if _TOGGLE_ONLY.match(bare) or _COUNTER.match(bare) or (bare.endswith(":") and len(bare.split()) <= 3):
         return False  # "Hide Caption", "Photos:"
