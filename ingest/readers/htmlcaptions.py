@@ -20,9 +20,33 @@ from bs4 import BeautifulSoup, Tag
 from ..credits import MAX_CAPTION_WORDS, caption_from_parts, find_agency, is_credit, parse_credit, split_caption
 from ..normalise import collapse
 from ..records import CaptionData
-from .htmlnames import first_descendant, in_furniture, name_words, removed, tags_in, word_count_upto
+from .htmlnames import (
+    first_descendant,
+    in_furniture,
+    name_words,
+    removed,
+    tags_in,
+    word_count_upto,
+)
 
-CAPTION_WORDS = {"caption", "captions", "figcaption", "cutline", "cutlines"}
+# "caption" in the languages of the archive's pages: German Bildunterschrift/Bildtext, French and German
+# légende/Legende, Italian didascalia, Spanish leyenda, Dutch onderschrift/bijschrift, Polish podpis.
+CAPTION_WORDS = {
+    "caption",
+    "captions",
+    "figcaption",
+    "cutline",
+    "cutlines",
+    "bildunterschrift",
+    "bildtext",
+    "legende",
+    "legend",
+    "didascalia",
+    "leyenda",
+    "onderschrift",
+    "bijschrift",
+    "podpis",
+}
 CREDIT_WORDS = {"credit", "credits", "copyright", "photographer", "attribution", "photocredit"}
 CAPTION_ITEMPROPS = {"caption"}
 CREDIT_ITEMPROPS = {"copyrightholder", "copyrightnotice", "creditText".lower(), "creator", "author"}
