@@ -171,6 +171,7 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     for _ in range(2):
         text = _LEAD_IN.sub("", text).strip()
     pool = bool(re.match(r"^pool\b", text, re.I))
+    courtesy = bool(re.match(r"^(?:photo\s+)?courtesy\b", text, re.I))
     text = re.sub(r"^(?:pool\s+)?(?:photo\s+)?(?:courtesy(?:\s+of)?|by)\s+", "", text, flags=re.I)
     text = _strip_notes(text)
     origin, distributor = text, ""
@@ -238,6 +239,12 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
         agency = "Pool"
     else:
         agency = None
+    if courtesy and not agencies:
+        # "Courtesy of Piyum Moghadam", "... of Dylan Tinsley and Hannah Phalen": a family's or a subject's
+        # own picture, supplied by people, not taken by a named photographer for an agency.
+        photographer = None
+        if agency and (" and " in agency or _looks_like_person(agency) and not _ORG_WORDS.search(agency)):
+            agency = None
     return photographer, agency
 
 
@@ -291,6 +298,10 @@ def is_credit(text: str) -> bool:
         return True
     parts = [p for p in re.split(r"\s*/\s*|\s+via\s+", text) if p.strip()]
     agencies = [find_agency(p) for p in parts]
+    if len(parts) == 2 and not any(agencies):
+        # "Karl Mondon/Bay Area News Group": a person and an organisation that names itself as one.
+        person, organisation = _tidy_name(parts[0]), parts[1]
+        return _looks_like_person(person) and bool(_ORG_WORDS.search(organisation)) and len(organisation.split()) <= 6
     if len(parts) >= 2 and any(agencies):
         # "Reuters/Kevin Lamarque" names a photographer; "Reuters/VNU" or "Reuters/Nielsen" is a syndication tag.
         names = [_tidy_name(p) for p, a in zip(parts, agencies, strict=False) if a is None]

@@ -248,3 +248,21 @@ def test_a_blog_title_keeps_its_longest_part():
     title = "<title>Four Years Remaining » Blog Archive » Interning of small integers in Python</title>"
     body = "<div class='post'>" + paragraphs_html() + "</div>"
     assert read(page(title, body)).headline == "Interning of small integers in Python"
+
+
+def test_credits_written_in_their_own_element_or_after_a_caption_are_split_off():
+    figures = (
+        "<figure><img src='/a.jpg'><figcaption><span>Photo: Jane Smith/Reuters</span> Scooters parked by the "
+        "bridge on Tuesday.</figcaption></figure>"
+        "<figure><img src='/b.jpg'><figcaption>The bridge is back home after a month. (Karl Mondon/Bay Area News "
+        "Group)</figcaption></figure>"
+        "<figure><img src='/c.jpg'><figcaption>The family at the bridge in 1960. (Courtesy of Piyum Moghadam)"
+        "</figcaption></figure>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + figures + paragraphs_html() + "</article>"
+    captions = read(page("", body)).captions
+    assert [(c.text, c.photographer, c.agency) for c in captions] == [
+        ("Scooters parked by the bridge on Tuesday.", "Jane Smith", "Reuters"),
+        ("The bridge is back home after a month.", "Karl Mondon", "Bay Area News Group"),
+        ("The family at the bridge in 1960.", None, None),
+    ]

@@ -325,6 +325,9 @@ def _candidate(tag: Tag) -> bool:
     )
 
 
+_INLINE_CREDIT_TAGS = frozenset({"span", "small", "em", "i", "b", "strong", "cite", "p", "div", "font"})
+
+
 def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
     """Read one caption block (and the credit nodes of its figure) into captions, then remove it."""
     scope = figure if figure is not None and _short(figure) else group
@@ -337,6 +340,18 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
         if credit and credit not in credits:
             credits.append(credit)
         node.decompose()
+    # A credit in an element of its own inside the caption, unnamed ("<figcaption><span>Photo: Adil
+    # Boukind</span> The scooters...</figcaption>"): known by its text.
+    whole = _key(_text(group))
+    for node in [t for t in tags_in(group) if t.name in _INLINE_CREDIT_TAGS]:
+        if removed(node) or first_descendant(node, ("p", "div", "br")) is not None:
+            continue
+        text = _text(node)
+        if 2 <= len(text) <= MAX_CREDIT_CHARS and _key(text) != whole and is_credit(text.strip(" ()")):
+            credit = _clean_credit(text)
+            if credit and credit not in credits:
+                credits.append(credit)
+            node.decompose()
     for node in tags_in(group):
         if removed(node):
             continue
