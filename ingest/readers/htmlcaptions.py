@@ -466,6 +466,12 @@ _SOCIAL = {
     "link",
     "teilen",
 }
+# A site's footer notice in caption markup.
+_RIGHTS_NOTICE = re.compile(
+    r"all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|"
+    r"unter einer creative commons|terms of (?:use|service)|privacy policy",
+    re.I,
+)
 _PLAYER_NOTICE = re.compile(r"^(?:media playback is (?:unsupported|not supported)|your browser does not support)", re.I)
 _HIDDEN_LABEL = re.compile(r"^(?:image|media|photo|video)\s+caption\s*:?\s+", re.I)
 
@@ -477,7 +483,7 @@ def is_caption_text(text: str) -> bool:
     bare = text.strip(" ()[]")
     if not bare or _TEMPLATE.search(text) or _DURATION_END.search(text) or _PLAYER_NOTICE.match(bare):
         return False
-    if _LABEL_ONLY.match(bare) or _FILE_NAME.match(bare):
+    if _LABEL_ONLY.match(bare) or _FILE_NAME.match(bare) or _RIGHTS_NOTICE.search(bare):
         return False
     if _TOGGLE_ONLY.match(bare) or _COUNTER.match(bare) or (bare.endswith(":") and len(bare.split()) <= 3):
         return False  # "Hide Caption", "Photos:"
