@@ -157,6 +157,49 @@ def _strip_notes(text: str) -> str:
         text = trimmed
 
 
+def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional[str], list[Agency], list[str]]:
+    """A credit's parts ("Saul Loeb/AFP", "Ric Clarson/PGA Tour Archive") read into a photographer, the known
+    agencies and the other organisations named. Beside an agency or organisation (or after "Photo by",
+    before "via") a name is its photographer; alone it must start with a known first name to be one
+    ("Markus Leitner", not "Blue Origin"). `described`: a long description before "via" is a handout's
+    origin, not an organisation's name."""
+    pieces = [
+        re.sub(r"^(?:19|20)\d\d\s+", "", _LEAD_IN.sub("", p.strip(" ()[]")).strip())  # "Mark Wilson/2011 Getty Images"
+        for p in re.split(r"\s*/\s*|\s*\|\s*|\s+-\s+|,\s+|;\s*|\s*[()]\s*", origin)
+        if p.strip(" ()[]")
+    ]
+    known_agency = any(find_agency(p) for p in pieces)
+    beside = beside or known_agency or any(_ORG_WORDS.search(p) for p in pieces)
+    photographer: Optional[str] = None
+    agencies: list[Agency] = []
+    organisations: list[str] = []
+    for part in pieces:
+        found = find_agency(part)
+        if found is not None:
+            agencies.append(found)
+            continue
+        name = _tidy_name(part)
+        if (
+            photographer is None
+            and _could_be_photographer(name)
+            and (
+                _is_person(name)
+                or beside
+                and _looks_like_person(name)
+                and not _ORG_WORDS.search(name)
+                # a stock contributor's one-word name beside its agency ("Sarawut / Adobe Stock")
+                or known_agency
+                and len(name.split()) == 1
+                and not name.isupper()
+                and name.casefold() not in _NOT_A_NAME
+            )
+        ):
+            photographer = name
+        elif _is_organisation(part) and not (described and len(part.split()) > 4):
+            organisations.append(part.strip(" .,;:-"))  # as written: "NASA", "WENN.com"
+    return photographer, agencies, organisations
+
+
 def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     """Split a photo credit into (photographer, agency): "AP Photo/Emrah Gurel" -> ("Emrah Gurel", "AP").
 
@@ -178,49 +221,15 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     via_at = re.search(r"\s*,?\s+via\s+", text, re.I)
     if via_at:
         origin, distributor = text[: via_at.start()], text[via_at.end() :]
-    photographer: Optional[str] = None
-    agencies: list[Agency] = []
-    organisations: list[str] = []
     # "... for Ithaca Holdings": the client a picture was made for, the agency only when no agency is named
     # ("Jane Doe for The New York Times").
     client = ""
     for_at = re.search(r"\s+for\s+", origin, re.I)
     if for_at:
         origin, client = origin[: for_at.start()], origin[for_at.end() :].strip(" .,;:-")
-    pieces = [
-        re.sub(r"^(?:19|20)\d\d\s+", "", _LEAD_IN.sub("", p.strip(" ()[]")).strip())  # "Mark Wilson/2011 Getty Images"
-        for p in re.split(r"\s*/\s*|\s*\|\s*|\s+-\s+|,\s+|;\s*|\s*[()]\s*", origin)
-        if p.strip(" ()[]")
-    ]
-    # Beside an agency or organisation ("AFP Photo/Bulent Kilic", "Ric Clarson/PGA Tour Archive") a name is its
-    # photographer; alone it must start with a known first name to be one ("Markus Leitner", not "Blue Origin").
-    known_agency = any(find_agency(p) for p in pieces)
-    beside_agency = known_agency or any(_ORG_WORDS.search(p) for p in pieces) or via_at is not None or pool or by_line
-    for part in pieces:
-        found = find_agency(part)
-        if found is not None:
-            agencies.append(found)
-            continue
-        name = _tidy_name(part)
-        if (
-            photographer is None
-            and _could_be_photographer(name)
-            and (
-                _is_person(name)
-                or beside_agency
-                and _looks_like_person(name)
-                and not _ORG_WORDS.search(name)
-                # a stock contributor's one-word name beside its agency ("Sarawut / Adobe Stock")
-                or known_agency
-                and len(name.split()) == 1
-                and not name.isupper()
-                and name.casefold() not in _NOT_A_NAME
-            )
-        ):
-            photographer = name
-        elif _is_organisation(part) and not (distributor and len(part.split()) > 4):
-            organisations.append(part.strip(" .,;:-"))  # as written: "NASA", "WENN.com"
-            # (a long description before "via" is a handout's origin, not an organisation's name)
+    photographer, agencies, organisations = _read_parts(
+        origin, beside=via_at is not None or pool or by_line, described=bool(distributor)
+    )
     if client and not agencies and not organisations and _is_organisation(client):
         organisations.append(client)
     via = find_agency(distributor) if distributor else None
