@@ -333,6 +333,8 @@ class PgIndexFeeder(IndexFeeder):
         self._docs, self._removed, self._parallel, self._optimistic_failed = [], [], False, False
         if change is not None:
             change.done()
+            # Bounded merges after the slice's transaction, never inside it (search/merging.py).
+            self.index.merge_quietly(self.memory_mb)
 
     def file_failed(self) -> None:
         change, self._change = self._change, None

@@ -25,6 +25,7 @@ new generation beside the live one, uploads it, and makes it live in one transac
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
 import shutil
@@ -39,6 +40,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 from whoosh.index import Index
 
+from search import merging
 from search.index import VERSION_FILE, ArchiveIndex, IndexMissing
 from search.internals import abandon_writer, open_writer
 from search.schema import READABLE_VERSIONS, SCHEMA_VERSION, IndexDocument, build_schema
@@ -46,11 +48,15 @@ from search.schema import READABLE_VERSIONS, SCHEMA_VERSION, IndexDocument, buil
 from .db import make_engine
 from .models import SearchIndexFile, SearchIndexPart, SearchIndexState, utcnow
 
+log = logging.getLogger(__name__)
+
 PART_BYTES = 16 * 1024 * 1024
 LOCK_KEY = 0x6E657773  # the advisory lock of the index's writers ("news")
 # The advisory lock whose holder writes articles now ("neww": ingest/lock.py take_turn). Taken before
 # LOCK_KEY by everything that takes both, so that two writers never wait for each other's.
 WRITE_TURN_KEY = 0x6E657777
+# The advisory lock of the one process merging segments now (merge_once): others skip their turn.
+MERGE_KEY = 0x6E65776D
 COMPLETE = ".complete"  # in a local copy: every file is there
 STATE_ID = 1
 # Local copies other than the newest KEEP_COPIES are removed once this old (a search that opened one has
@@ -260,7 +266,16 @@ class PgIndex(ArchiveIndex):
             change.abandon()
             raise
         change.done()
+        self.merge_quietly(memory_mb)
         return count
+
+    def merge_quietly(self, memory_mb: int = 256) -> None:
+        """merge_once, after a commit that added documents; a merge that fails is logged and left for the
+        next (the live index is untouched by it)."""
+        try:
+            self.merge_once(memory_mb)
+        except Exception:
+            log.warning("merging the search index's segments failed; the next commit tries again", exc_info=True)
 
     def delete(self, ids: Iterable[int]) -> None:
         self.write((), delete=ids)
@@ -309,6 +324,78 @@ class PgIndex(ArchiveIndex):
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
+    # -- merging, apart from the commits that add documents ---------------------------------------------
+
+    def merge_once(self, memory_mb: int = 256) -> bool:
+        """Merge the segments search/merging.py's policy says are due, if any, outside any ingest
+        transaction: the merge is written on a copy of the live commit with no lock held (ingesters go on
+        publishing meanwhile), then published in a short transaction under the index's lock, over whatever
+        commit is live by then (documents deleted from the merged segments meanwhile are deleted from the
+        merged one). One process merges at a time; the others skip. Whether a merge was published."""
+        conn = self._engine.connect()
+        try:
+            if not conn.execute(select(func.pg_try_advisory_lock(MERGE_KEY))).scalar():
+                conn.rollback()
+                return False
+            conn.commit()
+            try:
+                return self._merge_once(memory_mb)
+            finally:
+                conn.execute(select(func.pg_advisory_unlock(MERGE_KEY)))
+                conn.commit()
+        finally:
+            conn.close()
+
+    def _merge_once(self, memory_mb: int) -> bool:
+        synced = self._synced()
+        if synced is None or synced[0][2] != SCHEMA_VERSION:
+            return False
+        (generation, _, _), copy = synced
+        chosen = merging.due(copy)
+        if not chosen:
+            return False
+        work = self._new_work()
+        rebased = None
+        try:
+            _link_files(copy, work)
+            before, merged = merging.merge_into(work, chosen, memory_mb)
+            in_order = [seg for seg in before.segments if seg.segid in set(chosen)]
+            with self._engine.begin() as conn:
+                conn.execute(select(func.pg_advisory_xact_lock(LOCK_KEY)))
+                state = self._state(conn)
+                if state is None or state[0] != generation:
+                    return False  # a new generation (reindex) went live meanwhile
+                if state[1] != before.generation:  # others published meanwhile: over their commit
+                    live_path = self._copy_of(state)
+                    live_toc = whoosh.index.open_dir(str(live_path))._read_toc()
+                    segments = merging.rebase(merged, in_order, live_toc.segments)
+                    if segments is None:
+                        return False
+                    rebased = self._new_work()
+                    _link_files(live_path, rebased)
+                    for item in work.iterdir():
+                        if item.name.startswith(merged.segment_id()):
+                            os.link(item, rebased / item.name)
+                    merging.write_commit(rebased, live_toc.generation + 1, segments)
+                    work, rebased = rebased, work
+                toc = _publish(conn, generation, work)
+            _adopt(self.root, work, generation, toc)
+            return True
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+            if rebased is not None:
+                shutil.rmtree(rebased, ignore_errors=True)
+
+    def _copy_of(self, state: tuple[int, int, int]) -> Path:
+        """This machine's copy of the commit `state`, made when missing (state must be the live one)."""
+        path = _copy_path(self.root, state[0], state[1])
+        if not (path / COMPLETE).exists():
+            synced = self._synced()
+            if synced is None or synced[0] != state:
+                raise IndexMissing("the live commit changed while it was being copied")
+            path = synced[1]
+        return path
+
     # -- the files in SQL ----------------------------------------------------------------------------
 
     def _new_work(self) -> Path:
@@ -319,6 +406,13 @@ class PgIndex(ArchiveIndex):
 
 
 # -- this machine's copies ------------------------------------------------------------------------------
+
+
+def _link_files(source: Path, target: Path) -> None:
+    """Hard-link the index files of the folder `source` into `target` (files are never changed in place)."""
+    for item in source.iterdir():
+        if item.is_file() and _published(item.name):
+            os.link(item, target / item.name)
 
 
 def _make_copy(root: Path, conn: Connection, state: tuple[int, int, int], path: Path) -> None:
@@ -532,9 +626,7 @@ class PgChange:
             self.base, copy = index._synced()
             self.generation = self.base[0]
             self.work = index._new_work()
-            for item in copy.iterdir():
-                if item.is_file() and _published(item.name):
-                    os.link(item, self.work / item.name)
+            _link_files(copy, self.work)
             self.writer = open_writer(whoosh.index.open_dir(str(self.work)), procs, memory_mb)
         except BaseException:
             self._release()
@@ -551,7 +643,8 @@ class PgChange:
         return self.index.state() == self.base
 
     def publish(self, conn: Connection) -> None:
-        self.writer.commit()
+        # No merging here, in the ingest transaction: PgIndex.merge_once merges afterwards, bounded.
+        self.writer.commit(merge=False)
         self.toc = _publish(conn, self.generation, self.work)
 
     def done(self) -> None:
