@@ -21,10 +21,15 @@ import json
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import psycopg
+from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
+
+from search.index import ArchiveIndex
+from store.pgindex import PgIndex
 
 from .bulk import copies
 from .common import (
@@ -91,6 +96,58 @@ def folder_bytes(path: Path) -> int:
     return total
 
 
+def shared_store(workdir: Path, lines: list, last: int) -> tuple[dict, dict]:
+    """Both archives of `lines` for a fraction of the machine time of two ingests: all but the last `last`
+    articles ingested once into a `whoosh` archive (timed), its database copied (CREATE DATABASE ...
+    TEMPLATE) and its index folder uploaded as the `postgres` archive's index (how `newsarchive reindex`
+    ends), then the last `last` articles ingested into each (timed: the rate of each backend at this size)."""
+    write_parts(workdir / "first", lines[:-last])
+    write_parts(workdir / "last", lines[-last:])
+    env = {
+        b: {"NEWSARCHIVE_DATABASE_URL": database_url(f"newsarchive_bench_{b}"), "NEWSARCHIVE_SEARCH_BACKEND": b}
+        for b in BACKENDS
+    }
+    fresh_database("newsarchive_bench_whoosh")
+    print(f"whoosh: ingesting the first {len(lines) - last:,} articles ...", flush=True)
+    first = ingest_watching_memory(workdir / "first", workdir / "whoosh", **env["whoosh"])
+    print(f"  {first[0]['ingested']:,} stored in {first[1]:.0f} s", flush=True)
+    admin = make_url(ADMIN_URL)
+    with psycopg.connect(_libpq(admin), autocommit=True) as conn:
+        conn.execute('DROP DATABASE IF EXISTS "newsarchive_bench_postgres" WITH (FORCE)')
+        conn.execute('CREATE DATABASE "newsarchive_bench_postgres" TEMPLATE "newsarchive_bench_whoosh"')
+    started = time.perf_counter()
+    (workdir / "postgres").mkdir(exist_ok=True)
+    engine = create_engine(env["postgres"]["NEWSARCHIVE_DATABASE_URL"])
+    try:
+        PgIndex(workdir / "postgres" / "index", engine).upload_folder(
+            ArchiveIndex(workdir / "whoosh" / "index").current_path()
+        )
+    finally:
+        engine.dispose()
+    uploaded = time.perf_counter() - started
+    print(f"postgres: the index uploaded in {uploaded:.0f} s", flush=True)
+    ingest = {}
+    for backend in BACKENDS:
+        print(f"{backend}: ingesting the last {last:,} articles ...", flush=True)
+        summary, seconds, peak, _ = ingest_watching_memory(
+            workdir / "last", workdir / backend, fresh=False, **env[backend]
+        )
+        stats = json.loads(newsarchive(workdir / backend, "stats", "--json", **env[backend]).stdout)
+        url = env[backend]["NEWSARCHIVE_DATABASE_URL"]
+        ingest[backend] = (
+            summary,
+            seconds,
+            peak,
+            stats,
+            database_bytes(url),
+            folder_bytes(workdir / backend / "index"),
+        )
+        print(f"  {backend}: {summary['ingested']:,} stored in {seconds:.0f} s; {stats}", flush=True)
+    ingest["first"] = first
+    ingest["upload"] = uploaded
+    return ingest, env
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--articles", type=int, default=20000)
@@ -103,6 +160,16 @@ def main() -> int:
     parser.add_argument(
         "--existing", action="store_true", help="serve the archives an earlier run left under --out (no ingest)"
     )
+    parser.add_argument(
+        "--shared-store",
+        action="store_true",
+        help="ingest all but the last --last articles once (whoosh), copy that archive for postgres, then "
+        "both ingest the last ones",
+    )
+    parser.add_argument(
+        "--cache-mb", type=int, default=0, help="NEWSARCHIVE_SEARCH_CACHE_MB of both servers (0: the default)"
+    )
+    parser.add_argument("--last", type=int, default=20000, help="with --shared-store: the articles both ingest")
     args = parser.parse_args()
     backends = tuple(b for b in args.backends.split(",") if b in BACKENDS)
     require_corpus()
@@ -119,7 +186,10 @@ def main() -> int:
 
     env: dict[str, dict] = {}
     ingest: dict[str, tuple] = {}
-    for backend in backends:
+    if args.shared_store:
+        ingest, env = shared_store(workdir, lines, args.last)
+        backends = BACKENDS
+    for backend in backends if not args.shared_store else ():
         name = f"newsarchive_bench_{backend}"
         url = database_url(name) if args.existing else fresh_database(name)
         env[backend] = {"NEWSARCHIVE_DATABASE_URL": url, "NEWSARCHIVE_SEARCH_BACKEND": backend}
@@ -134,7 +204,8 @@ def main() -> int:
         print(f"  {backend}: {stats}", flush=True)
 
     queries = [text for _, text in query_mix(args.queries)]
-    servers = {b: Server(workdir / b, NEWSARCHIVE_SEARCH_ANSWERS=0, **env[b]) for b in backends}
+    cache = {"NEWSARCHIVE_SEARCH_CACHE_MB": str(args.cache_mb)} if args.cache_mb else {}
+    servers = {b: Server(workdir / b, NEWSARCHIVE_SEARCH_ANSWERS=0, **cache, **env[b]) for b in backends}
     times: dict[str, list[float]] = {b: [] for b in backends}
     differ = 0
     try:
@@ -175,9 +246,21 @@ def main() -> int:
             else f"{summary['ingested'] / seconds:.0f} ({seconds:.0f} s)"
         )
 
-    rows = [
+    shared = []
+    if args.shared_store:
+        first = ingest["first"]
+        shared = [
+            (
+                f"the first {first[0]['ingested']:,} articles: one `whoosh` ingest (articles/s, peak memory)",
+                f"{first[0]['ingested'] / first[1]:.0f} ({first[1]:.0f} s), {first[2] / 1e6:.0f} MB",
+            ),
+            ("its database copied, its index uploaded as the `postgres` archive's", f"{ingest['upload']:.0f} s"),
+        ]
+    rows = shared + [
         (
-            "end-to-end `newsarchive ingest` (articles/s)",
+            f"`newsarchive ingest` of the last {args.last:,} articles into each (articles/s)"
+            if args.shared_store
+            else "end-to-end `newsarchive ingest` (articles/s)",
             both(ingest_rate),
         ),
         ("articles in the index", both(lambda b: f"{ingest[b][3]['index_documents']:,}")),
@@ -209,8 +292,11 @@ def main() -> int:
         ("queries whose total or hit ids differ between the backends", f"{differ} of {len(queries)}"),
     ]
     table = "\n".join(f"| {k} | {v} |" for k, v in rows)
-    command_extra = (" --backends " + ",".join(backends) if backends != BACKENDS else "") + (
-        " --existing" if args.existing else ""
+    command_extra = (
+        (" --backends " + ",".join(backends) if backends != BACKENDS else "")
+        + (" --existing" if args.existing else "")
+        + (f" --shared-store --last {args.last}" if args.shared_store else "")
+        + (f" --cache-mb {args.cache_mb}" if args.cache_mb else "")
     )
     update_benchmarks(
         f"backends-{args.articles}" + ("" if backends == BACKENDS else "-" + "-".join(backends)),

@@ -286,13 +286,14 @@ def tree_pss_bytes(pid: int) -> int:
     return total
 
 
-def ingest_watching_memory(target: Path, home: Path, **settings) -> tuple[dict, float, int, int]:
-    """`newsarchive ingest TARGET --json` into a fresh archive at `home` (with NEWSARCHIVE_* `settings`),
-    timed from process start to exit; its summary, seconds, and peak memory (PSS of the process and its
-    workers, sampled every 0.2 s) over the whole run and over its first half (equal peaks mean memory
-    stopped growing with the input)."""
-    shutil.rmtree(home, ignore_errors=True)
-    newsarchive(home, "db", "upgrade", **settings)
+def ingest_watching_memory(target: Path, home: Path, fresh: bool = True, **settings) -> tuple[dict, float, int, int]:
+    """`newsarchive ingest TARGET --json` into a fresh archive at `home` (with NEWSARCHIVE_* `settings`;
+    with `fresh=False`, into the archive there), timed from process start to exit; its summary, seconds,
+    and peak memory (PSS of the process and its workers, sampled every 0.2 s) over the whole run and over
+    its first half (equal peaks mean memory stopped growing with the input)."""
+    if fresh:
+        shutil.rmtree(home, ignore_errors=True)
+        newsarchive(home, "db", "upgrade", **settings)
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "webapp.cli", "ingest", str(target), "--json"],

@@ -19,6 +19,7 @@ from search.index import ArchiveIndex
 from search.internals import abandon_writer, open_writer
 from search.schema import CaptionFields, IndexDocument
 from store.models import Article, Caption, Place, Source, article_places
+from store.pgmerge import merge_quietly
 
 SYNC_BATCH = 5000
 PG_SLICE_SECONDS = 5.0
@@ -334,7 +335,7 @@ class PgIndexFeeder(IndexFeeder):
         if change is not None:
             change.done()
             # Bounded merges after the slice's transaction, never inside it (search/merging.py).
-            self.index.merge_quietly(self.memory_mb)
+            merge_quietly(self.index, self.memory_mb)
 
     def file_failed(self) -> None:
         change, self._change = self._change, None

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
 import whoosh.index
+from whoosh.filedb.filestore import FileStorage
 from whoosh.index import TOC, clean_files
 from whoosh.reading import SegmentReader
 
@@ -72,8 +73,6 @@ def due(index_path: Path | str) -> list[str]:
 
 
 def _storage(path: Path | str):
-    from whoosh.filedb.filestore import FileStorage
-
     return FileStorage(str(path))
 
 
@@ -107,9 +106,7 @@ def merge_into(work: Path | str, chosen: Sequence[str], memory_mb: int = 256):
     return before, (new[0] if new else None)
 
 
-def rebase(
-    merged, chosen_before: Sequence, live_segments: Sequence
-) -> Optional[list]:
+def rebase(merged, chosen_before: Sequence, live_segments: Sequence) -> Optional[list]:
     """The segment list of a commit that replaces the segments merged (as they were: `chosen_before`, in
     the order merged) by `merged`, over a live commit that others made meanwhile (`live_segments`): the
     documents deleted from the merged segments since are deleted from `merged` too. None when a merged

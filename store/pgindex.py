@@ -18,16 +18,15 @@ its last commit). So:
 Files are written once and never changed (Whoosh names every segment anew; a commit writes a new TOC), so
 a copy is exact when its names and sizes match the database's list; each download is checked against its
 SHA-256. A writer copies the live commit (hard links), lets Whoosh commit there, and uploads the files
-that commit made and deletes those it dropped, in the caller's transaction. `newsarchive reindex` builds a
-new generation beside the live one, uploads it, and makes it live in one transaction.
+that commit made and deletes those it dropped, in the caller's transaction (merging nothing: segments
+are merged afterwards, bounded, by store/pgmerge.py). `newsarchive reindex` builds a new generation beside
+the live one, uploads it, and makes it live in one transaction. The files in SQL and this machine's copies
+are store/pgfiles.py's.
 """
 
 from __future__ import annotations
 
-import hashlib
-import logging
 import os
-import re
 import shutil
 import threading
 import time
@@ -36,46 +35,32 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional
 
 import whoosh.index
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, Engine
 from whoosh.index import Index
 
-from search import merging
-from search.index import VERSION_FILE, ArchiveIndex, IndexMissing
+from search.index import ArchiveIndex, IndexMissing
 from search.internals import abandon_writer, open_writer
 from search.schema import READABLE_VERSIONS, SCHEMA_VERSION, IndexDocument, build_schema
 
 from .db import make_engine
-from .models import SearchIndexFile, SearchIndexPart, SearchIndexState, utcnow
-
-log = logging.getLogger(__name__)
-
-PART_BYTES = 16 * 1024 * 1024
-LOCK_KEY = 0x6E657773  # the advisory lock of the index's writers ("news")
-# The advisory lock whose holder writes articles now ("neww": ingest/lock.py take_turn). Taken before
-# LOCK_KEY by everything that takes both, so that two writers never wait for each other's.
-WRITE_TURN_KEY = 0x6E657777
-# The advisory lock of the one process merging segments now (merge_once): others skip their turn.
-MERGE_KEY = 0x6E65776D
-COMPLETE = ".complete"  # in a local copy: every file is there
-STATE_ID = 1
-# Local copies other than the newest KEEP_COPIES are removed once this old (a search that opened one has
-# long ended: a searcher moves to the new copy on its next request).
-KEEP_OLD_COPIES_S = 60
-KEEP_COPIES = 2
-_TOC = re.compile(r"^_MAIN_(\d+)\.toc$")
-
-
-def _published(name: str) -> bool:
-    """Whether a file of a Whoosh folder belongs to the index (not a lock, marker or version file)."""
-    return not (name.startswith(".") or name.endswith("LOCK") or name == VERSION_FILE)
-
-
-def _latest_toc(names: Iterable[str]) -> int:
-    numbers = [int(m.group(1)) for m in map(_TOC.match, names) if m]
-    if not numbers:
-        raise IndexMissing("the index has no table of contents (_MAIN_*.toc)")
-    return max(numbers)
+from .models import SearchIndexFile, SearchIndexState
+from .pgfiles import (
+    COMPLETE,
+    LOCK_KEY,
+    STATE_ID,
+    WRITE_TURN_KEY,
+    adopt,
+    copy_path,
+    drop_generation,
+    link_files,
+    make_copy,
+    make_live,
+    publish_files,
+    tidy,
+    upload_all,
+)
+from .pgmerge import merge_quietly
 
 
 class PgIndex(ArchiveIndex):
@@ -115,7 +100,7 @@ class PgIndex(ArchiveIndex):
         state = self.state()
         if state is None:
             return None
-        path = _copy_path(self.root, state[0], state[1])
+        path = copy_path(self.root, state[0], state[1])
         if (path / COMPLETE).exists():
             return state, path
         # One consistent view of the state and its files, however many commits land meanwhile.
@@ -124,10 +109,10 @@ class PgIndex(ArchiveIndex):
                 state = self._state(conn)
                 if state is None:
                     return None
-                path = _copy_path(self.root, state[0], state[1])
+                path = copy_path(self.root, state[0], state[1])
                 if not (path / COMPLETE).exists():
-                    _make_copy(self.root, conn, state, path)
-        _tidy(self.root, path)
+                    make_copy(self.root, conn, state, path)
+        tidy(self.root, path)
         return state, path
 
     # -- ArchiveIndex's reading side -----------------------------------------------------------------
@@ -237,9 +222,9 @@ class PgIndex(ArchiveIndex):
                 whoosh.index.create_in(str(work), build_schema())
                 generation = time.time_ns() // 1000
                 with self.engine.begin() as conn:
-                    toc = _upload_all(conn, generation, work)
-                    _make_live(conn, generation, toc)
-                _adopt(self.root, work, generation, toc)
+                    toc = upload_all(conn, generation, work)
+                    make_live(conn, generation, toc)
+                adopt(self.root, work, generation, toc)
             finally:
                 shutil.rmtree(work, ignore_errors=True)
 
@@ -266,16 +251,8 @@ class PgIndex(ArchiveIndex):
             change.abandon()
             raise
         change.done()
-        self.merge_quietly(memory_mb)
+        merge_quietly(self, memory_mb)
         return count
-
-    def merge_quietly(self, memory_mb: int = 256) -> None:
-        """merge_once, after a commit that added documents; a merge that fails is logged and left for the
-        next (the live index is untouched by it)."""
-        try:
-            self.merge_once(memory_mb)
-        except Exception:
-            log.warning("merging the search index's segments failed; the next commit tries again", exc_info=True)
 
     def delete(self, ids: Iterable[int]) -> None:
         self.write((), delete=ids)
@@ -306,95 +283,28 @@ class PgIndex(ArchiveIndex):
             except BaseException:
                 abandon_writer(writer)
                 raise
-            generation = time.time_ns() // 1000
-            with self.engine.begin() as conn:
-                toc = _upload_all(conn, generation, work)
-            try:
-                with self.lock():
-                    if before_swap is not None:
-                        before_swap()
-                    with self.engine.begin() as conn:
-                        _make_live(conn, generation, toc)
-            except BaseException:
-                with self.engine.begin() as conn:
-                    _drop_generation(conn, generation)
-                raise
-            _adopt(self.root, work, generation, toc)
+            self.upload_folder(work, before_swap)
             return count
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
-    # -- merging, apart from the commits that add documents ---------------------------------------------
-
-    def merge_once(self, memory_mb: int = 256) -> bool:
-        """Merge the segments search/merging.py's policy says are due, if any, outside any ingest
-        transaction: the merge is written on a copy of the live commit with no lock held (ingesters go on
-        publishing meanwhile), then published in a short transaction under the index's lock, over whatever
-        commit is live by then (documents deleted from the merged segments meanwhile are deleted from the
-        merged one). One process merges at a time; the others skip. Whether a merge was published."""
-        conn = self._engine.connect()
+    def upload_folder(self, folder: Path, before_swap: Optional[Callable[[], None]] = None) -> None:
+        """Make the Whoosh index in `folder` live, a new generation swapped in under the lock (`rebuild`)."""
+        generation = time.time_ns() // 1000
+        self.root.mkdir(parents=True, exist_ok=True)
+        with self.engine.begin() as conn:
+            toc = upload_all(conn, generation, folder)
         try:
-            if not conn.execute(select(func.pg_try_advisory_lock(MERGE_KEY))).scalar():
-                conn.rollback()
-                return False
-            conn.commit()
-            try:
-                return self._merge_once(memory_mb)
-            finally:
-                conn.execute(select(func.pg_advisory_unlock(MERGE_KEY)))
-                conn.commit()
-        finally:
-            conn.close()
-
-    def _merge_once(self, memory_mb: int) -> bool:
-        synced = self._synced()
-        if synced is None or synced[0][2] != SCHEMA_VERSION:
-            return False
-        (generation, _, _), copy = synced
-        chosen = merging.due(copy)
-        if not chosen:
-            return False
-        work = self._new_work()
-        rebased = None
-        try:
-            _link_files(copy, work)
-            before, merged = merging.merge_into(work, chosen, memory_mb)
-            in_order = [seg for seg in before.segments if seg.segid in set(chosen)]
-            with self._engine.begin() as conn:
-                conn.execute(select(func.pg_advisory_xact_lock(LOCK_KEY)))
-                state = self._state(conn)
-                if state is None or state[0] != generation:
-                    return False  # a new generation (reindex) went live meanwhile
-                if state[1] != before.generation:  # others published meanwhile: over their commit
-                    live_path = self._copy_of(state)
-                    live_toc = whoosh.index.open_dir(str(live_path))._read_toc()
-                    segments = merging.rebase(merged, in_order, live_toc.segments)
-                    if segments is None:
-                        return False
-                    rebased = self._new_work()
-                    _link_files(live_path, rebased)
-                    for item in work.iterdir():
-                        if item.name.startswith(merged.segment_id()):
-                            os.link(item, rebased / item.name)
-                    merging.write_commit(rebased, live_toc.generation + 1, segments)
-                    work, rebased = rebased, work
-                toc = _publish(conn, generation, work)
-            _adopt(self.root, work, generation, toc)
-            return True
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-            if rebased is not None:
-                shutil.rmtree(rebased, ignore_errors=True)
-
-    def _copy_of(self, state: tuple[int, int, int]) -> Path:
-        """This machine's copy of the commit `state`, made when missing (state must be the live one)."""
-        path = _copy_path(self.root, state[0], state[1])
-        if not (path / COMPLETE).exists():
-            synced = self._synced()
-            if synced is None or synced[0] != state:
-                raise IndexMissing("the live commit changed while it was being copied")
-            path = synced[1]
-        return path
+            with self.lock():
+                if before_swap is not None:
+                    before_swap()
+                with self.engine.begin() as conn:
+                    make_live(conn, generation, toc)
+        except BaseException:
+            with self.engine.begin() as conn:
+                drop_generation(conn, generation)
+            raise
+        adopt(self.root, folder, generation, toc)
 
     # -- the files in SQL ----------------------------------------------------------------------------
 
@@ -403,184 +313,6 @@ class PgIndex(ArchiveIndex):
         work = self.root / f"work-{os.getpid()}-{time.time_ns()}"
         work.mkdir()
         return work
-
-
-# -- this machine's copies ------------------------------------------------------------------------------
-
-
-def _link_files(source: Path, target: Path) -> None:
-    """Hard-link the index files of the folder `source` into `target` (files are never changed in place)."""
-    for item in source.iterdir():
-        if item.is_file() and _published(item.name):
-            os.link(item, target / item.name)
-
-
-def _make_copy(root: Path, conn: Connection, state: tuple[int, int, int], path: Path) -> None:
-    generation = state[0]
-    listed = conn.execute(
-        select(SearchIndexFile.name, SearchIndexFile.size, SearchIndexFile.sha256).where(
-            SearchIndexFile.generation == generation
-        )
-    ).all()
-    root.mkdir(parents=True, exist_ok=True)
-    donors = [p for p in root.glob(f"pg-{generation}-*") if (p / COMPLETE).exists()]
-    tmp = root / f".copy-{os.getpid()}-{time.time_ns()}"
-    tmp.mkdir()
-    try:
-        for name, size, sha in listed:
-            if not any(_link_same(donor / name, size, tmp / name) for donor in donors):
-                _download(conn, generation, name, size, sha, tmp / name)
-        (tmp / VERSION_FILE).write_text(f"{state[2]}\n")
-        (tmp / COMPLETE).write_text("")
-        try:
-            os.rename(tmp, path)
-        except OSError:  # another process made the same copy first
-            shutil.rmtree(tmp, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-
-
-def _link_same(have: Path, size: int, target: Path) -> bool:
-    """Hard-link `have` as `target` when it is there with `size` bytes (another process may be removing
-    that copy: then it is not there)."""
-    try:
-        if have.stat().st_size != size:
-            return False
-        os.link(have, target)
-    except OSError:
-        return False
-    return True
-
-
-def _tidy(root: Path, keep: Path) -> None:
-    """Remove this machine's older copies (all but the newest KEEP_COPIES, once KEEP_OLD_COPIES_S old) and
-    abandoned work folders."""
-    now = time.time()
-    entries = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
-    copies = sorted((p for p in entries if p.name.startswith("pg-")), key=lambda p: p.stat().st_mtime)
-    newest = set(copies[-KEEP_COPIES:]) | {keep}
-    for path in entries:
-        if path in newest:
-            continue
-        old = now - path.stat().st_mtime > KEEP_OLD_COPIES_S
-        if path.name.startswith("pg-") and old:
-            shutil.rmtree(path, ignore_errors=True)
-        elif path.name.startswith((".copy-", "work-")) and old and not _alive(path.name.split("-")[1]):
-            shutil.rmtree(path, ignore_errors=True)
-
-
-def _adopt(root: Path, work: Path, generation: int, toc: int) -> None:
-    """After the commit: the work folder becomes this machine's copy of the new live commit (its files
-    hard-linked, so the copy costs no download)."""
-    path = _copy_path(root, generation, toc)
-    if (path / COMPLETE).exists():
-        return
-    tmp = root / f".copy-{os.getpid()}-{time.time_ns()}"
-    tmp.mkdir()
-    try:
-        for item in work.iterdir():
-            if item.is_file() and _published(item.name):
-                os.link(item, tmp / item.name)
-        (tmp / VERSION_FILE).write_text(f"{SCHEMA_VERSION}\n")
-        (tmp / COMPLETE).write_text("")
-        os.rename(tmp, path)
-    except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
-    _tidy(root, path)
-
-
-def _copy_path(root: Path, generation: int, toc: int) -> Path:
-    return root / f"pg-{generation}-{toc}"
-
-
-# -- the index's files in SQL ---------------------------------------------------------------------------
-
-
-def _download(conn: Connection, generation: int, name: str, size: int, sha: str, target: Path) -> None:
-    parts = conn.scalars(
-        select(SearchIndexPart.part)
-        .where(SearchIndexPart.generation == generation, SearchIndexPart.name == name)
-        .order_by(SearchIndexPart.part)
-    ).all()
-    digest = hashlib.sha256()
-    written = 0
-    with open(target, "wb") as out:
-        for part in parts:
-            data = conn.scalar(
-                select(SearchIndexPart.data).where(
-                    SearchIndexPart.generation == generation,
-                    SearchIndexPart.name == name,
-                    SearchIndexPart.part == part,
-                )
-            )
-            digest.update(data)
-            out.write(data)
-            written += len(data)
-    if written != size or digest.hexdigest() != sha:
-        raise IndexMissing(f"the index file {name} read from the database is damaged; run `newsarchive reindex`")
-
-
-def _upload_all(conn: Connection, generation: int, work: Path) -> int:
-    names = sorted(p.name for p in work.iterdir() if p.is_file() and _published(p.name))
-    for name in names:
-        _upload(conn, generation, name, work / name)
-    return _latest_toc(names)
-
-
-def _publish(conn: Connection, generation: int, work: Path) -> int:
-    """Make the files of `work` the generation's files (upload the new, drop the gone) and its last
-    TOC the live commit, in `conn`'s transaction; return that commit's number."""
-    local = {p.name for p in work.iterdir() if p.is_file() and _published(p.name)}
-    listed = set(conn.scalars(select(SearchIndexFile.name).where(SearchIndexFile.generation == generation)))
-    for name in sorted(listed - local):
-        conn.execute(
-            delete(SearchIndexPart).where(SearchIndexPart.generation == generation, SearchIndexPart.name == name)
-        )
-        conn.execute(
-            delete(SearchIndexFile).where(SearchIndexFile.generation == generation, SearchIndexFile.name == name)
-        )
-    for name in sorted(local - listed):
-        _upload(conn, generation, name, work / name)
-    toc = _latest_toc(local)
-    _make_live(conn, generation, toc, keep_others=True)
-    return toc
-
-
-def _upload(conn: Connection, generation: int, name: str, path: Path) -> None:
-    digest = hashlib.sha256()
-    size = 0
-    with open(path, "rb") as handle:
-        part = 0
-        while True:
-            data = handle.read(PART_BYTES)
-            if not data and part:
-                break
-            digest.update(data)
-            size += len(data)
-            conn.execute(insert(SearchIndexPart).values(generation=generation, name=name, part=part, data=data))
-            part += 1
-            if len(data) < PART_BYTES:
-                break
-    conn.execute(insert(SearchIndexFile).values(generation=generation, name=name, size=size, sha256=digest.hexdigest()))
-
-
-def _make_live(conn: Connection, generation: int, toc: int, keep_others: bool = False) -> None:
-    values = dict(generation=generation, toc=toc, schema_version=SCHEMA_VERSION, changed_at=utcnow())
-    done = conn.execute(update(SearchIndexState).where(SearchIndexState.id == STATE_ID).values(**values))
-    if not done.rowcount:
-        conn.execute(insert(SearchIndexState).values(id=STATE_ID, **values))
-    if not keep_others:
-        others = conn.scalars(
-            select(SearchIndexFile.generation).where(SearchIndexFile.generation != generation).distinct()
-        ).all()
-        for old in others:
-            _drop_generation(conn, old)
-
-
-def _drop_generation(conn: Connection, generation: int) -> None:
-    conn.execute(delete(SearchIndexPart).where(SearchIndexPart.generation == generation))
-    conn.execute(delete(SearchIndexFile).where(SearchIndexFile.generation == generation))
 
 
 class PgChange:
@@ -626,7 +358,7 @@ class PgChange:
             self.base, copy = index._synced()
             self.generation = self.base[0]
             self.work = index._new_work()
-            _link_files(copy, self.work)
+            link_files(copy, self.work)
             self.writer = open_writer(whoosh.index.open_dir(str(self.work)), procs, memory_mb)
         except BaseException:
             self._release()
@@ -645,12 +377,12 @@ class PgChange:
     def publish(self, conn: Connection) -> None:
         # No merging here, in the ingest transaction: PgIndex.merge_once merges afterwards, bounded.
         self.writer.commit(merge=False)
-        self.toc = _publish(conn, self.generation, self.work)
+        self.toc = publish_files(conn, self.generation, self.work)
 
     def done(self) -> None:
         try:
             if self.toc is not None:
-                _adopt(self.index.root, self.work, self.generation, self.toc)
+                adopt(self.index.root, self.work, self.generation, self.toc)
         finally:
             self._release()
 
@@ -671,16 +403,6 @@ class PgChange:
 
 class _NotYet(Exception):
     """An optimistic change cannot start: there is no usable index to start from (make it under the lock)."""
-
-
-def _alive(pid: str) -> bool:
-    try:
-        os.kill(int(pid), 0)
-    except (ValueError, ProcessLookupError):
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def open_index(

@@ -15,8 +15,10 @@ from whoosh.query import Term
 from search import merging
 from search.internals import open_writer
 from search.schema import IndexDocument, build_schema
+from store import pgindex
 from store.db import make_engine, upgrade
 from store.pgindex import PgIndex
+from store.pgmerge import merge_once
 
 from .conftest import database, make_settings
 
@@ -147,7 +149,7 @@ def test_postgres_merge_published_over_another_machines_commit(tmp_path, pg_url,
     index = _pg_index(tmp_path / "a", pg_url)
     other = _pg_index(tmp_path / "b", pg_url)
     index.ensure()
-    monkeypatch.setattr(PgIndex, "merge_quietly", lambda self, memory_mb=256: None)  # merge by hand below
+    monkeypatch.setattr(pgindex, "merge_quietly", lambda index, memory_mb=256: None)  # merge by hand below
     for start in range(0, 40, 10):
         index.write([_doc(n) for n in range(start, start + 10)])
     assert _segments(index) == merging.FACTOR
@@ -159,7 +161,7 @@ def test_postgres_merge_published_over_another_machines_commit(tmp_path, pg_url,
         return result
 
     monkeypatch.setattr(merging, "merge_into", merge_then_other_machine_writes)
-    assert index.merge_once() is True
+    assert merge_once(index) is True
     expected = [n for n in range(40) if n not in (5, 33)] + list(range(200, 205))
     assert _pg_ids(index) == expected
     assert _pg_ids(_pg_index(tmp_path / "c", pg_url)) == expected
