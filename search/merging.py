@@ -30,8 +30,11 @@ from .internals import abandon_writer, open_writer
 
 FACTOR = 4
 FLOOR_DOCS = 2_000
-# About 2.3 GB of index at the Reuters corpus's 4.7 KB a document: Lucene's default cap is 5 GB.
-MAX_MERGED_DOCS = 500_000
+# Whoosh merges segments through its posting pool (every posting read, sorted and written again, in
+# Python): at 1,000,000 articles one merge of 500,000 took more than 8 minutes (BENCHMARKS.md). Segments of
+# about the `whoosh` backend's own (it commits two of about 50,000 per 100,000 articles) keep each merge to
+# minutes and the number of segments near that backend's.
+MAX_MERGED_DOCS = 100_000
 
 
 def tier(live_docs: int) -> int:
