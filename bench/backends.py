@@ -182,7 +182,8 @@ def main() -> int:
         workdir.mkdir(parents=True)
         # Past the corpus's 106,520 articles, copies of it as bench.bulk makes them (each copy's body marked).
         lines = list(reuters_lines(args.articles)) if args.articles <= CORPUS_ARTICLES else list(copies(args.articles))
-        write_parts(workdir / "feed", lines)
+        if not args.shared_store:  # shared_store writes its own two parts
+            write_parts(workdir / "feed", lines)
 
     env: dict[str, dict] = {}
     ingest: dict[str, tuple] = {}

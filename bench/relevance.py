@@ -40,8 +40,9 @@ from sqlalchemy import select
 from whoosh import qparser
 from whoosh.fields import ID, TEXT, Schema
 
+from search import feedback as feedback_module
+from search import matching as matching_module
 from search import parse
-from search import query as q_module
 from search.request import SearchRequest
 from store.db import make_engine
 from store.models import Article
@@ -249,13 +250,18 @@ def known_item_rates(search, items, story_of: dict[int, int] | None = None) -> t
 # -- tuning --------------------------------------------------------------------------------------------
 
 
+def _knob_module(knob: str):
+    """The module a ranking constant lives in: search/feedback.py's FEEDBACK_*, else search/matching.py."""
+    return feedback_module if knob.startswith("FEEDBACK_") else matching_module
+
+
 def tune(ours: Ours, questions, key_of) -> list[tuple]:
     """Dev MAP over a grid of field weights, relaxation tiers and feedback settings; never the test questions."""
 
     dev = [q for q in questions if q["split"] == "dev"]
     ids = [q["id"] for q in dev]
     knobs = ("TIER_MAX_SHARE", "ALL_WORDS_FIRST", "FEEDBACK_DOCS", "FEEDBACK_TERMS", "FEEDBACK_TYPED_WEIGHT")
-    saved = dict(parse.FIELD_WEIGHTS), {k: getattr(q_module, k) for k in knobs}
+    saved = dict(parse.FIELD_WEIGHTS), {k: getattr(_knob_module(k), k) for k in knobs}
     grid = [
         dict(zip(("headline",) + knobs, values, strict=False))
         for values in itertools.product(
@@ -277,7 +283,7 @@ def tune(ours: Ours, questions, key_of) -> list[tuple]:
         for setting in grid:
             parse.FIELD_WEIGHTS["headline"] = setting["headline"]
             for knob in knobs:
-                setattr(q_module, knob, setting[knob])
+                setattr(_knob_module(knob), knob, setting[knob])
             parse.parse_query.cache_clear()
             mean_ap, p10 = summary(judged_scores(ours, dev, key_of), ids)
             results.append((mean_ap, p10, setting))
@@ -286,7 +292,7 @@ def tune(ours: Ours, questions, key_of) -> list[tuple]:
         parse.FIELD_WEIGHTS.clear()
         parse.FIELD_WEIGHTS.update(saved[0])
         for knob, value in saved[1].items():
-            setattr(q_module, knob, value)
+            setattr(_knob_module(knob), knob, value)
         parse.parse_query.cache_clear()
     return sorted(results, key=lambda r: (r[0], r[1]), reverse=True)
 
@@ -368,17 +374,17 @@ def main() -> int:
 
     weights = ", ".join(f"{k} {v:g}" for k, v in parse.FIELD_WEIGHTS.items())
     feedback = (
-        f"relevance feedback on relaxed answers from the best {q_module.FEEDBACK_DOCS} articles, "
-        f"{q_module.FEEDBACK_TERMS} words, typed words weighing {q_module.FEEDBACK_TYPED_WEIGHT:g}"
-        if q_module.FEEDBACK_DOCS
+        f"relevance feedback on relaxed answers from the best {feedback_module.FEEDBACK_DOCS} articles, "
+        f"{feedback_module.FEEDBACK_TERMS} words, typed words weighing {feedback_module.FEEDBACK_TYPED_WEIGHT:g}"
+        if feedback_module.FEEDBACK_DOCS
         else "no relevance feedback"
     )
     tiers = (
-        f"words-matched tiers for words in at most {q_module.TIER_MAX_SHARE:g} of the articles"
-        if q_module.TIER_MAX_SHARE > 0
+        f"words-matched tiers for words in at most {matching_module.TIER_MAX_SHARE:g} of the articles"
+        if matching_module.TIER_MAX_SHARE > 0
         else "no words-matched tiers"
     )
-    if q_module.ALL_WORDS_FIRST:
+    if matching_module.ALL_WORDS_FIRST:
         tiers += ", articles holding every word first"
     judged_rows = "\n".join(f"| {' | '.join(r)} |" for r in table)
     n_rel = sum(len(q["relevant"]) for q in questions)

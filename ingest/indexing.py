@@ -348,11 +348,9 @@ class PgIndexFeeder(IndexFeeder):
         return 0
 
 
-def iter_all_docs(
-    sessions: sessionmaker, chunk: int = 2000, upto: Optional[list[int]] = None
-) -> Iterator[IndexDocument]:
-    """Every article as a document, in id order, read in chunks so memory stays flat; records the last id read."""
-    last = 0
+def iter_all_docs(sessions: sessionmaker, chunk: int = 2000, after: int = 0) -> Iterator[IndexDocument]:
+    """Every article after the id `after` as a document, in id order, read in chunks so memory stays flat."""
+    last = after
     while True:
         with sessions() as session:
             ids = list(session.scalars(select(Article.id).where(Article.id > last).order_by(Article.id).limit(chunk)))
@@ -360,8 +358,6 @@ def iter_all_docs(
                 return
             docs = article_docs(session, ids)
         last = ids[-1]
-        if upto is not None:
-            upto[:] = [last]
         yield from docs
 
 
@@ -375,16 +371,19 @@ def reindex(
 ) -> int:
     """Rebuild the index from SQL beside the live one and swap it in; searches keep answering meanwhile.
 
-    Rows stored while the rebuild ran are marked pending after the swap and synced into the new index.
+    Rows stored while the rebuild ran (after the last id it read) are marked pending at the swap and
+    synced into the new index; rows up to it that are no longer searchable are taken out of it then.
     """
-    last_id: list[int] = [0]
 
-    def before_swap() -> None:
-        _set_indexed(sessions, False, Article.id > last_id[0])
-        _set_indexed(sessions, True, Article.id <= last_id[0])
+    def before_swap(last_id: int) -> None:
+        _set_indexed(sessions, False, Article.id > last_id)
+        _set_indexed(sessions, True, Article.id <= last_id, Article.status == "usable")
+        # Versions replaced or withdrawn after the rebuild read them (a resumed one read them long ago):
+        # pending, so sync_pending takes them out of the new index.
+        _set_indexed(sessions, False, Article.id <= last_id, Article.status != "usable")
 
     count = index.rebuild(
-        iter_all_docs(sessions, upto=last_id),
+        lambda after: iter_all_docs(sessions, after=after),
         procs=procs,
         memory_mb=memory_mb,
         progress=progress,

@@ -32,6 +32,10 @@ class IndexMissing(RuntimeError):
     """There is no usable index; `newsarchive reindex` builds one from the SQL store."""
 
 
+class IndexBusy(RuntimeError):
+    """Another process is rebuilding the index now."""
+
+
 class ArchiveIndex:
     def __init__(self, index_dir: Path | str) -> None:
         self.root = Path(index_dir)
@@ -172,35 +176,41 @@ class ArchiveIndex:
 
     def rebuild(
         self,
-        docs: Iterable[IndexDocument],
+        docs_after: Callable[[int], Iterable[IndexDocument]],
         *,
         procs: int = 1,
         memory_mb: int = 256,
         progress: Optional[Callable[[int], None]] = None,
-        before_swap: Optional[Callable[[], None]] = None,
+        before_swap: Optional[Callable[[int], None]] = None,
     ) -> int:
-        """Build a complete new generation from `docs` beside the live one, then swap it in atomically.
+        """Build a complete new generation from `docs_after(0)` (documents in id order) beside the live
+        one, then swap it in atomically.
 
-        `before_swap` runs under the sync lock just before the swap, so no feeder runs between the two.
+        `before_swap(last id)` runs under the sync lock just before the swap, so no feeder runs between the
+        two. (The `postgres` backend's rebuild also goes on after an interrupted one: store/pgbuild.py.)
         """
         path = self._new_generation()
+        writer = None
+        last_id = 0
         try:
             ix = whoosh.index.open_dir(str(path))
             writer = open_writer(ix, procs, memory_mb, 0)
             count = 0
-            for doc in docs:
+            for doc in docs_after(0):
                 writer.add_document(**doc.fields())
+                last_id = doc.id
                 count += 1
                 if progress is not None:
                     progress(count)
             writer.commit()
         except BaseException:
-            abandon_writer(writer)
+            if writer is not None:
+                abandon_writer(writer)
             shutil.rmtree(path, ignore_errors=True)
             raise
         with self.lock():
             if before_swap is not None:
-                before_swap()
+                before_swap(last_id)
             self._swap(path)
         return count
 

@@ -1,5 +1,9 @@
 """Answering a search request from the index: match, relax, filter, count facets, order, correct.
 
+ArchiveSearcher (here: the request, the answer, its order, facets and pages) is built from one class per
+job: Matching (search/matching.py: steps 2, 4 and 6 below, and the ranking tiers), Feedback
+(search/feedback.py: relevance feedback, related articles) and Corrections (search/corrections.py: step 5).
+
 How a query is answered (the README's "How search answers" says the same for users):
 1. The text is parsed (search/parse.py) into bare words, required parts (phrases, fields, wildcards,
    +words), exclusions, a URL, or a boolean query.
@@ -29,93 +33,41 @@ How a query is answered (the README's "How search answers" says the same for use
 from __future__ import annotations
 
 import datetime as dt
-import re
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator, Optional
 
 import numpy as np
-from rapidfuzz import process
-from rapidfuzz.distance import DamerauLevenshtein
 from whoosh import query
 from whoosh.searching import Searcher
 
-from .analysis import mark
 from .columns import BoundView, SegmentCache
+from .corrections import Corrections
 from .engine import query_key
-from .languages import DEFAULT_LANGUAGE, LEGACY, analysis, analysis_key, fold
-from .parse import ParsedQuery, Word, analyses_query, parse_query, term_counts, term_query, word_query
+from .feedback import Feedback
+from .languages import DEFAULT_LANGUAGE, LEGACY, analysis_key
+from .matching import (
+    MATCH_LIST,
+    MATCH_MOST,
+    MATCH_URL,
+    Matching,
+    Visibility,
+    _combined,
+    _Matched,
+)
+from .parse import ParsedQuery, parse_query
 from .request import BadRequest, SearchRequest
-from .schema import DEFAULT_FIELDS, FACETS, MISSING_DAY, day_number
+from .schema import FACETS, MISSING_DAY, day_number
 from .timing import stage, timed
 
-# In a relaxed ("most") answer, articles are ranked by how many of the words they match, then by BM25F.
-# Words found in more than this share of the archive's articles are left out of that count (they still
-# score): a question's "what", "did" or "said" should not lift an article above one that holds its rarer,
-# telling words. Chosen on the judged development questions (bench/relevance.py --tune; BENCHMARKS.md).
-TIER_MAX_SHARE = 0.0
-# In a relaxed answer, the articles that hold every word (fewer than a page of them) come first.
-ALL_WORDS_FIRST = True
-# Articles holding the typed words in a row come before the rest (a pasted headline or sentence finds its
-# article): checked with Whoosh's phrase matching among this many of the best articles holding every word.
-PHRASE_CHECK_DOCS = 100
-PHRASE_FIELDS = ("headline", "body", "caption")
-# Relaxed answers are re-ranked with pseudo-relevance feedback (RM3): the words that stand out in the
-# best FEEDBACK_DOCS articles (found in at most FEEDBACK_MAX_SHARE of the archive) join the typed words,
-# the typed words keeping FEEDBACK_TYPED_WEIGHT of the weight. Only the order changes: every hit still
-# holds at least one typed word. Chosen on the judged development questions (BENCHMARKS.md).
-FEEDBACK_DOCS = 10
-FEEDBACK_TERMS = 20
-FEEDBACK_TYPED_WEIGHT = 0.5
-FEEDBACK_MAX_SHARE = 0.1
-
-# Related articles: by the article's most telling words (its key terms), and sharing at least a few of them.
-RELATED_TERMS = 12
-RELATED_MIN_SHARED = 3
-
-# Close words weighed for a correction, at each edit distance: the most frequent in the spelling vocabulary.
-SUGGEST_CANDIDATES = 8
-# Corrections are looked for only for words this rare: at most this many articles, or this share of them.
-SUGGEST_RARE_DOCS = 3
-SUGGEST_RARE_SHARE = 0.0001
-# A correction is answered automatically only when its word is held by this many times as many articles as
-# any other word as close to what was typed. Chosen on the development half of bench/languages.py's
-# misspellings: at 3, 5, 10 and 20, 9, 7, 6 and 2 of 195 were answered with another word than meant, while
-# 174, 170, 167 and 163 were answered automatically (BENCHMARKS.md).
-CERTAIN_RATIO = 20
-# A word is a name in the archive when at least this share of the articles holding it write it as one
-# (capitalised inside a sentence, or as a writer's, photographer's or place's name).
-NAME_SHARE = 0.5
 # A request's word results kept for reuse within it (see ArchiveSearcher._evaluate), at most this many bytes.
 REQUEST_RESULTS_BYTES = 64 * 1024 * 1024
-MAX_LANGUAGES = 1000  # more than there are language tags
-EMPTY = np.empty(0, dtype=np.int64)
-ACCESS = "access"  # the filter of the documents a request may see (not a facet's name)
 LEGACY_NOTICE = (
     "this archive's index was built by an older version: accents, other languages and bylines are not "
     "searched as described until `newsarchive reindex` rebuilds it"
 )
-
-MATCH_ALL = "all"  # every bare word (and every required part) matched
-MATCH_MOST = "most"  # relaxed: articles matching more of the words first
-MATCH_URL = "url"  # the article stored with the URL in the query
-MATCH_LIST = "list"  # no words to look for: the archive (filtered, or with exclusions), newest first
-
-
-class Visibility:
-    """Which documents one reader may see (store/read.py makes them from collections and permissions).
-
-    `key` names the set (equal keys: the same documents in every view), for the answer cache; `mask(view)`
-    is True for each visible document of a View. Every answer is built under it as under a filter that no
-    facet count leaves out: hits, totals, facet counts, the histogram, story version counts, relevance
-    feedback, corrections and related articles see only these documents."""
-
-    key: tuple = ()
-
-    def mask(self, view) -> np.ndarray:  # pragma: no cover - an interface
-        raise NotImplementedError
 
 
 @dataclass
@@ -134,19 +86,6 @@ class Found:
     articles: int = 0  # matching articles; `total` counts one per story when versions are collapsed
     stories: list[int] = field(default_factory=list)  # the story of each hit on the page
     versions: list[int] = field(default_factory=list)  # how many matching versions each hit's story has
-
-
-@dataclass
-class _Matched:
-    """Matches before filters: a document mask, scores, and (relaxed) how many words each matched."""
-
-    mask: np.ndarray
-    scores: np.ndarray
-    words: Optional[np.ndarray]  # per document, matched word count (relaxed queries only)
-    match: str
-    phrase: Optional[np.ndarray] = None  # per document, True when it holds the typed words as a run
-    spelling: Optional[np.ndarray] = None  # per document, how it writes the words typed (see _typed_spelling)
-    all_words: Optional[int] = None  # how many articles match every bare word under the filters, when known
 
 
 @dataclass
@@ -207,7 +146,7 @@ class AnswerCache:
                 self._bytes -= old.nbytes
 
 
-class ArchiveSearcher:
+class ArchiveSearcher(Matching, Feedback, Corrections):
     """One Whoosh searcher with its segment arrays and engine (NumPy, or plain Whoosh on untested versions)."""
 
     def __init__(
@@ -313,7 +252,7 @@ class ArchiveSearcher:
         parsed = self.parse(request.q, request)
         filters = self._filter_masks(request)
         matched = self._match(parsed, filters, request.per_page)
-        if matched.match == MATCH_MOST and self.texts is not None and FEEDBACK_DOCS:
+        if matched.match == MATCH_MOST and self.texts is not None:
             self._feedback(parsed, matched, filters)
         answer = self._counted(parsed, matched, filters, request)
         found = answer.found
@@ -424,451 +363,11 @@ class ArchiveSearcher:
             counted = np.flatnonzero(matched.mask & _combined(others, self.view.doc_count_all))
             return self.view.facet_counts(facet, counted, size, prefix)
 
-    @staticmethod
-    def _rank_key(ids: np.ndarray, matched: _Matched) -> np.ndarray:
-        """Ascending sort key, best first: articles holding the typed words as a run, then (relaxed queries)
-        by telling words matched, then by words written as typed and then written at all (where the archive
-        has accented spellings of them: see _typed_spelling), then by score."""
-        scores = matched.scores[ids]
-        if not scores.size or (matched.words is None and matched.phrase is None and matched.spelling is None):
-            return -scores
-        low = scores.min()
-        span = float(scores.max() - low) + 1.0
-        key = scores - low
-        if matched.spelling is not None:
-            spelling = matched.spelling[ids].astype(np.float64)
-            key = key + spelling * span
-            span *= float(spelling.max()) + 1.0
-        if matched.words is not None:
-            tiers = matched.words[ids].astype(np.float64)
-            key = key + tiers * span
-            span *= float(tiers.max()) + 1.0
-        if matched.phrase is not None:
-            key = key + matched.phrase[ids] * span
-        return -key
-
     # -- matching ------------------------------------------------------------------------------------
-
-    @timed("match")
-    def _match(self, parsed: ParsedQuery, filters: dict[str, np.ndarray], per_page: int, rank: bool = True) -> _Matched:
-        """What `parsed` matches, relaxed to "most" when every word finds fewer than `per_page` under the
-        filters; `rank` False when only the matches are counted (no phrase or spelling tiers)."""
-        n = self.view.doc_count_all
-        scores = np.zeros(n)
-        if parsed.is_empty:
-            mask = np.zeros(n, dtype=bool)
-            if parsed.ignored and not parsed.excluded:  # only stop words: nothing to look for
-                return _Matched(mask, scores, None, MATCH_ALL)
-            mask[self.view.all_docs()] = True  # no words: list the archive, but for any exclusions ("-sport")
-            if parsed.excluded:
-                mask &= ~self._mask_of(_or(parsed.excluded), n)
-            return _Matched(mask, scores, None, MATCH_LIST)
-        if parsed.boolean is not None:
-            ids, found = self._evaluate(parsed.boolean)
-            mask = np.zeros(n, dtype=bool)
-            mask[ids] = True
-            scores[ids] = found
-            return _Matched(mask, scores, None, MATCH_ALL)
-
-        allowed = np.zeros(n, dtype=bool)
-        allowed[self.view.all_docs()] = True
-        required = list(parsed.required)
-        words = list(parsed.words)
-        match = MATCH_ALL
-        if parsed.url:
-            url_ids, _ = self._evaluate(query.Term("url", parsed.url))
-            if url_ids.size:
-                required.append(query.Term("url", parsed.url))
-                match = MATCH_URL
-            else:
-                words += [w for w in parsed.url_words if w.term not in {x.term for x in words}]
-        if required:
-            ids, found = self._evaluate(_and(required))
-            base = np.zeros(n, dtype=bool)
-            base[ids] = True
-            scores[ids] += found
-            allowed &= base
-        if parsed.excluded:
-            allowed &= ~self._mask_of(_or(parsed.excluded), n)
-        if not words:
-            if not required:
-                return _Matched(np.zeros(n, dtype=bool), scores, None, match)
-            return _Matched(allowed, scores, None, match)
-        counts = np.zeros(n, dtype=np.int32)  # words matched, for "all"
-        held = np.zeros(n, dtype=bool)  # holds one of the words (not only stop words of its language)
-        tiers = np.zeros(n, dtype=np.int32)  # telling words matched, for ranking "most"
-        spelling: Optional[np.ndarray] = None  # words written as typed, where the archive has accented spellings
-        live = max(1, self.view.all_docs().size)
-        for word in words:
-            ids, found = self._evaluate(word_query(word))
-            counts[ids] += 1
-            held[ids] = True
-            scores[ids] += found * self._kept_share(word)
-            typed = self._typed_spelling(word, ids) if rank else None
-            if typed is not None:
-                spelling = np.zeros(n, dtype=np.int32) if spelling is None else spelling
-                spelling[ids] += typed
-            if ids.size <= TIER_MAX_SHARE * live:
-                tiers[ids] += 1
-            if word.stopped:  # a stop word in an article's language: the article need not hold it
-                stopped = np.zeros(n, dtype=bool)
-                stopped[self._evaluate(analyses_query(word.stopped))[0]] = True
-                stopped[ids] = False
-                counts[stopped] += 1
-        every = allowed & held & (counts == len(words))
-        if ALL_WORDS_FIRST:
-            tiers += every.astype(np.int32) * (len(words) + 1)  # above any count of telling words
-        all_words = int(np.count_nonzero(every & _combined(filters, n)))
-        if match == MATCH_URL or len(words) == 1:
-            return _Matched(every, scores, None, match, spelling=spelling, all_words=all_words)
-        # The phrase check's best articles are among those the request may see (hidden ones take no places).
-        visible_every = every if self._visible is None else every & self._visible
-        phrase = self._phrase_mask(parsed.runs, visible_every, scores, n) if rank else None
-        if all_words >= per_page:
-            return _Matched(every, scores, None, MATCH_ALL, phrase, spelling, all_words)
-        return _Matched(allowed & held, scores, tiers, MATCH_MOST, phrase, spelling, all_words)
-
-    def _kept_share(self, word: Word) -> float:
-        """The share of the archive's articles whose language does not drop the word as a stop word: what
-        the word's score is worth. "the" in an archive of English articles and a few German ones tells
-        little, although the German articles index it (and a rare word scores high)."""
-        if not word.stopped:
-            return 1.0
-        if self._analysis_counts is None:
-            self._analysis_counts = {key: self._evaluate(analyses_query((key,)))[0].size for key in self.keys}
-        total = sum(self._analysis_counts.values()) or 1
-        stopped = sum(self._analysis_counts.get(key, 0) for key in word.stopped)
-        return max(0.0, 1.0 - stopped / total)
-
-    @timed("spelling")
-    def _typed_spelling(self, word: Word, ids: np.ndarray) -> Optional[np.ndarray]:
-        """For the articles `ids` holding `word`, when the archive writes the word with accents somewhere
-        ("quebec:québec" in the variant field): 2 where the article writes it as typed (with the accents
-        typed; typed without, as a name without accents), 1 where it writes the word itself in another
-        spelling, 0 where it holds only a word of the same stem ("Verrat" for "Verrater", "Verräter").
-        None when the archive has no accented spelling of the word (nothing to rank apart)."""
-        if self.legacy or not ids.size:
-            return None
-        typed = word.text.lower()
-        folded = fold(typed)
-        reader = self.searcher.reader()
-        if folded not in self.view.view.accented(self.view.leaves()):
-            return None
-        variants = list(reader.expand_prefix("variant", f"{folded}:"))
-        accented, _ = self._evaluate(query.Or([query.Term("variant", v) for v in variants]))
-        names, _ = self._evaluate(query.Term("name", folded))
-        if typed != folded:
-            as_typed, _ = self._evaluate(query.Term("variant", f"{folded}:{typed}"))
-        else:  # a name written without accents: written as a name, and with no accented spelling
-            as_typed = names[~np.isin(names, accented, assume_unique=True)]
-        itself = np.union1d(accented, names)
-        out = np.isin(ids, itself, assume_unique=True).astype(np.int32)
-        out[np.isin(ids, as_typed, assume_unique=True)] = 2
-        return out
-
-    @timed("phrase")
-    def _phrase_mask(
-        self, runs: tuple[tuple[tuple[str, ...], ...], ...], every: np.ndarray, scores: np.ndarray, n: int
-    ) -> Optional[np.ndarray]:
-        """Among the best PHRASE_CHECK_DOCS articles holding every word, those that hold each run of typed
-        words in a row (in the headline, the body or a caption; by any analysis's terms); None when none
-        does or there is no run."""
-        if not runs or not every.any():
-            return None
-        candidates = np.flatnonzero(every)
-        candidates = np.sort(
-            candidates[np.lexsort((self.view.view.article_num[candidates], -scores[candidates]))[:PHRASE_CHECK_DOCS]]
-        )
-        for alternatives in runs:
-            held = [self.view.holding_run(run, PHRASE_FIELDS, candidates) for run in alternatives]
-            candidates = np.unique(np.concatenate(held)) if len(held) > 1 else held[0]
-            if not candidates.size:
-                return None
-        mask = np.zeros(n, dtype=bool)
-        mask[candidates] = True
-        return mask
-
-    @timed("feedback")
-    def _feedback(self, parsed: ParsedQuery, matched: _Matched, filters: dict[str, np.ndarray]) -> None:
-        """Re-score a relaxed answer with the typed words and the telling words of its best articles (RM3)."""
-        n = self.view.doc_count_all
-        candidates = np.flatnonzero(matched.mask & _combined(filters, n))
-        if candidates.size < 2:
-            return
-        by_score = np.lexsort((self.view.view.article_num[candidates], -matched.scores[candidates]))
-        best = candidates[by_score[:FEEDBACK_DOCS]]
-        texts = self.texts([self.view.doc_id(int(d)) for d in best])
-        top = matched.scores[best]
-        doc_weights = np.exp(top - top.max())
-        model: Counter = Counter()
-        for (text, language), weight in zip(texts, doc_weights, strict=False):
-            terms = term_counts(text or "", self.key_of(language))
-            length = sum(terms.values()) or 1
-            for term, count in terms.items():
-                model[term] += weight * count / length
-        reader = self.searcher.reader()
-        limit = FEEDBACK_MAX_SHARE * max(1, self.view.all_docs().size)
-        chosen = []
-        for term, value in model.most_common():
-            if self._doc_frequency(reader, term) <= limit:
-                chosen.append((term, value))
-                if len(chosen) == FEEDBACK_TERMS:
-                    break
-        typed = {w.term: w for w in parsed.words}
-        weights: Counter = Counter({t: FEEDBACK_TYPED_WEIGHT / len(typed) for t in typed})
-        mass = sum(v for _, v in chosen) or 1.0
-        for term, value in chosen:
-            weights[term] += (1 - FEEDBACK_TYPED_WEIGHT) * value / mass
-        scores = np.zeros(n)
-        for term, weight in weights.items():
-            word = typed.get(term)
-            if word is not None:
-                ids, found = self._evaluate(word_query(word))
-                found = found * self._kept_share(word)
-            else:
-                ids, found = self._evaluate(term_query(term))
-            scores[ids] += weight * found
-        matched.scores = scores
-
-    def _mask_of(self, q: query.Query, n: int) -> np.ndarray:
-        ids, _ = self._evaluate(q)
-        mask = np.zeros(n, dtype=bool)
-        mask[ids] = True
-        return mask
-
-    @timed("filters")
-    def _filter_masks(self, request: SearchRequest) -> dict[str, np.ndarray]:
-        """One mask per active filter (facet name, or "date")."""
-        masks = {}
-        for facet in FACETS:
-            values, excluded = request.filters.get(facet), request.exclude.get(facet)
-            if values or excluded:
-                # A facet's chosen and excluded values are one filter: its counts are taken without both.
-                mask = self.view.facet_mask(facet, values) if values else np.ones(self.view.doc_count_all, bool)
-                if excluded:
-                    mask &= ~self.view.facet_mask(facet, excluded)
-                masks[facet] = mask
-        if request.after is not None:
-            masks["after"] = self.view.after_article(request.after)
-        if request.date_from or request.date_to:
-            masks["date"] = self.view.day_mask(
-                day_number(request.date_from) if request.date_from else None,
-                day_number(request.date_to) if request.date_to else None,
-            )
-        if self._visible is not None:
-            masks[ACCESS] = self._visible  # no facet's name: every count keeps it
-        return masks
-
-    def count_all_words(self, parsed: ParsedQuery, filters: dict[str, np.ndarray]) -> int:
-        """How many articles match every word and required part of `parsed` under the filters."""
-        # per_page 0: never relaxed; timed as part of the caller's stage (the corrections), not as matching
-        matched = ArchiveSearcher._match.__wrapped__(self, parsed, filters, per_page=0, rank=False)
-        return int(np.count_nonzero(matched.mask & _combined(filters, self.view.doc_count_all)))
 
     # -- related articles ----------------------------------------------------------------------------
 
-    def more_like(
-        self,
-        doc_id: str,
-        text: str,
-        limit: int,
-        language: Optional[str] = None,
-        visible: Optional[Visibility] = None,
-    ) -> list[tuple[str, list[str]]]:
-        """The documents most like `text` (the article `doc_id` itself left out), best first, each with
-        the article's key terms it shares (the reason it is related), as index terms (stems).
-
-        The key terms are the RELATED_TERMS words of the text that best tell it apart from the rest of
-        the archive (Whoosh's key terms of the body: frequent here, rare elsewhere), read by the rules of
-        the article's `language` (its stop words are never key terms); articles are ranked by BM25F over
-        them, and only articles sharing at least RELATED_MIN_SHARED of them are offered."""
-        docnum = self.searcher.document_number(id=doc_id)
-        if docnum is None or not text.strip():
-            return []
-        marked = text if self.legacy else mark(self.key_of(language), text)
-        key_terms = [term for term, _ in self.searcher.key_terms_from_text("body", marked, numterms=RELATED_TERMS)]
-        if not key_terms:
-            return []
-        n = self.view.doc_count_all
-        scores = np.zeros(n)
-        shared = np.zeros(n, dtype=np.int32)
-        holders = {}
-        for term in key_terms:
-            ids, found = self._evaluate(term_query(term))
-            scores[ids] += found
-            shared[ids] += 1
-            holders[term] = ids
-        shared[self.view.view.story_num == self.view.story_of(docnum)] = 0  # itself and its other versions
-        if visible is not None:
-            shared[~visible.mask(self.view.view)] = 0
-        candidates = np.flatnonzero(shared >= RELATED_MIN_SHARED)
-        order = self.view.top(candidates, -(scores[candidates] + shared[candidates] * (scores.max() + 1)), limit)
-        out = []
-        for position in order:
-            doc = int(candidates[position])
-            reasons = [term for term in key_terms if _holds(holders[term], doc)]
-            out.append((self.view.doc_id(doc), reasons))
-        return out
-
     # -- corrections ---------------------------------------------------------------------------------
-
-    @timed("corrections")
-    def suggest(
-        self, parsed: ParsedQuery, filters: dict[str, np.ndarray], typed_all: Optional[int] = None
-    ) -> tuple[Optional[str], int, bool]:
-        """(a corrected query text, how many articles it finds with every word, whether the correction is
-        near-certain), or (None, 0, False).
-
-        Candidates are bare words of three or more letters with no digits (never stop words, numbers or
-        URLs) that the archive holds in at most SUGGEST_RARE_DOCS articles (or SUGGEST_RARE_SHARE of it),
-        or more when no headline or caption writes the word itself (it is held only by a word of its stem,
-        as "migrantion" is by "migrant"). A word the archive holds (in any spelling: "Meheut" for
-        "Méheut") is kept as typed when it was typed capitalised or the archive writes it as a name; one
-        that headlines or captions write is never replaced by a word its articles' languages do not use
-        ("gouvernement" in a French article is not a misspelt "government"). A word
-        is replaced by the close word of the headline and caption vocabulary (one edit first; two for
-        words of more than five letters when none is one edit away) that the most articles hold, when that
-        is more than three times as many as hold the typed word; a word typed capitalised only by a name.
-        The corrected query is kept only when it finds at least twice as many articles as the typed one,
-        plus one. It is near-certain when every word it replaces was typed in lower case, is in no article
-        and is one edit from its replacement, which CERTAIN_RATIO times as many articles hold as any other
-        word one edit away.
-        """
-        if parsed.boolean is not None or not parsed.words:
-            return None, 0, False
-        spell_fields = [f for f in ("spell_headline", "spell_caption") if f in self.schema]
-        replacements: dict[str, str] = {}
-        certain = True
-        rare = max(SUGGEST_RARE_DOCS, self.view.all_docs().size * SUGGEST_RARE_SHARE)
-        shouting = parsed.text.isupper()  # a pasted all-caps headline: capitals say nothing of names
-        for word in parsed.words:
-            typed = word.text.lower()
-            if len(typed) < 3 or not typed.isalpha():
-                continue
-            capitalised = word.text[:1].isupper() and not shouting
-            own = self._holders(word).size
-            written = any((f, word.plain) in self.searcher.reader() for f in spell_fields)
-            if own and (capitalised or self._is_name(word.plain, own) or (own > rare and written)):
-                continue  # a name the archive holds, or a word it writes this often, is meant as typed
-            choice = self._best_correction(word, own, capitalised, written, parsed.keys, spell_fields)
-            if choice is not None:
-                best, distance, freq, runner_up = choice
-                replacements[word.text] = best.capitalize() if capitalised else best
-                # Near-certain: typed in lower case, in no article, one edit away, and no other word as far
-                # away is nearly as common ("spiek": "spiel" or "spike"?).
-                clear = runner_up * CERTAIN_RATIO <= freq
-                certain = certain and not capitalised and not own and distance == 1 and clear
-        if not replacements:
-            return None, 0, False
-        corrected = parsed.text
-        for typed, better in replacements.items():
-            corrected = re.sub(rf"(?<!\w){re.escape(typed)}(?!\w)", better, corrected)
-        if corrected == parsed.text:
-            return None, 0, False
-        if typed_all is None:  # how many the typed words find together (known when the search just matched them)
-            typed_all = self.count_all_words(parsed, filters)
-        corrected_all = self.count_all_words(parse_query(corrected, parsed.keys), filters)
-        if corrected_all >= 2 * typed_all + 1:
-            return corrected, corrected_all, certain
-        return None, 0, False
-
-    def _best_correction(
-        self, word: Word, own: int, capitalised: bool, written: bool, keys: tuple[str, ...], spell_fields: list[str]
-    ) -> Optional[tuple[str, int, int, int]]:
-        """(the close word held by the most articles, its edit distance, how many hold it, how many hold
-        the next best other word at that distance) for `word`, held by `own` articles and `written` in the
-        headline and caption vocabulary or not; None when no close word qualifies (see `suggest`).
-
-        Close words: the vocabulary's words within one edit (two for words of more than five letters, as
-        Elasticsearch's AUTO fuzziness: a short word two edits away is another word, "suruc" not "sure") by
-        Damerau-Levenshtein distance (a swap of neighbouring letters is one edit), the first letter
-        included, found by rapidfuzz over the whole vocabulary in C; the SUGGEST_CANDIDATES most frequent
-        of each distance are weighed."""
-        reader = self.searcher.reader()
-        by_length = self.view.view.vocabulary_by_length(self.view.leaves(), tuple(spell_fields))
-        limit = 1 if len(word.plain) <= 5 else 2
-        close = []
-        for length in range(len(word.plain) - limit, len(word.plain) + limit + 1):  # farther lengths are farther
-            close += process.extract(
-                word.plain,
-                by_length.get(length, ()),
-                scorer=DamerauLevenshtein.distance,
-                score_cutoff=limit,
-                limit=None,
-            )
-        for distance in range(1, limit + 1):
-            candidates = [c for c, d, _ in close if d == distance]
-            candidates.sort(key=lambda c: (-max(reader.frequency(f, c) for f in spell_fields), c))
-            found: dict[str, int] = {}
-            for candidate in candidates[:SUGGEST_CANDIDATES]:
-                words = parse_query(candidate, keys).words
-                held = self._holders(words[0]) if len(words) == 1 else EMPTY
-                if held.size <= 3 * own:
-                    continue
-                if self._same_word(word.plain, candidate, self._languages_of(held).most_common(1)[0][0]):
-                    continue
-                if capitalised and not self._is_name(candidate, held.size):
-                    continue  # a name is never replaced by a common word
-                if written and own and not self._same_languages(word, held):
-                    continue  # a word of another language is not a misspelling of this one
-                found[candidate] = held.size
-            if found:
-                ranked = sorted(found.items(), key=lambda item: (-item[1], item[0]))
-                return ranked[0][0], distance, ranked[0][1], ranked[1][1] if len(ranked) > 1 else 0
-        return None
-
-    @staticmethod
-    def _same_word(typed: str, candidate: str, key: str) -> bool:
-        """Whether the analysis `key` (that of most articles holding the candidate) reads two (folded)
-        words as one term ("refugees", "refugee"): then the candidate is no correction. German reads
-        "awesoem" as "awesome" (both "awesom"), English does not: the English articles holding "awesome"
-        decide."""
-        term = analysis(key).term
-        found = term(typed)
-        return found is not None and found == term(candidate)
-
-    def _holders(self, word: Word) -> np.ndarray:
-        """The articles holding a word (by the analyses of their own languages, or in their bylines) that this
-        request may see: a word only hidden articles hold is neither kept as a name nor offered."""
-        ids = self._evaluate(word_query(word))[0]
-        return ids if self._visible is None else ids[self._visible[ids]]
-
-    def _is_name(self, folded: str, holders: int) -> bool:
-        """Whether the archive writes a (folded) word as a name in at least NAME_SHARE of the `holders`
-        articles holding it."""
-        if self.legacy or not holders:
-            return False
-        return self._doc_frequency(self.searcher.reader(), folded, ("name",)) >= NAME_SHARE * holders
-
-    def _same_languages(self, word: Word, candidate_holders: np.ndarray) -> bool:
-        """Whether articles of a language that the articles holding `word` are in hold the candidate."""
-        ids = self._holders(word)
-        if not ids.size:
-            return True
-        return bool(self._languages_of(ids).keys() & self._languages_of(candidate_holders).keys())
-
-    def _languages_of(self, ids: np.ndarray) -> Counter:
-        """How many of the articles `ids` each analysis indexed (at least one key, however few `ids`)."""
-        if self.legacy:
-            return Counter({LEGACY: max(1, ids.size)})
-        counts = self.view.facet_counts("language", ids, MAX_LANGUAGES) if ids.size else []
-        keys: Counter = Counter()
-        for item in counts:
-            keys[analysis_key(item["value"])] += item["count"]
-        unknown = ids.size - sum(item["count"] for item in counts)
-        if unknown or not keys:
-            keys[DEFAULT_LANGUAGE] += max(1, unknown)  # articles of no known language are read as English
-        return keys
-
-    def _doc_frequency(self, reader, term: str, fields: tuple[str, ...] = DEFAULT_FIELDS) -> int:
-        """In how many articles one of `fields` holds `term`, at most (the largest field's count)."""
-        key = (fields[0] if len(fields) == 1 else "", term)
-        found = self._frequencies.get(key)
-        if found is None:
-            # Live documents only (search/columns.py): the same however the segments were merged.
-            frequency = getattr(self.searcher, "live_frequency", reader.doc_frequency)
-            found = self._frequencies[key] = max(frequency(f, term) for f in fields)
-        return found
 
 
 # Date histograms: the interval chosen from the span of the matching days (at most about this many bars),
@@ -931,25 +430,3 @@ def date_histogram(days: np.ndarray, interval: str = "auto") -> dict:
 
 def _day_of(number: int) -> dt.date:
     return dt.date(number // 10000, number // 100 % 100, number % 100)
-
-
-def _holds(ids: np.ndarray, doc: int) -> bool:
-    """Whether the ascending document numbers `ids` hold `doc`."""
-    i = int(np.searchsorted(ids, doc))
-    return i < ids.size and int(ids[i]) == doc
-
-
-def _combined(masks: dict[str, np.ndarray], n: int) -> np.ndarray:
-    out = np.ones(n, dtype=bool)
-    for mask in masks.values():
-        out &= mask
-    return out
-
-
-def _and(parts: list[query.Query]) -> query.Query:
-    return parts[0] if len(parts) == 1 else query.And(parts)
-
-
-def _or(parts) -> query.Query:
-    parts = list(parts)
-    return parts[0] if len(parts) == 1 else query.Or(parts)

@@ -317,6 +317,21 @@ class SearchIndexState(Base):
     changed_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
 
 
+class SearchIndexBuild(Base):
+    """A `newsarchive reindex` under way with the PostgreSQL search backend (store/pgbuild.py): the new
+    generation's files are uploaded at every checkpoint, with the last article id they hold, so an
+    interrupted rebuild goes on from there the next time it is run."""
+
+    __tablename__ = "search_index_builds"
+    generation: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    toc: Mapped[int] = mapped_column(Integer)
+    last_article_id: Mapped[int] = mapped_column(BigInteger)
+    documents: Mapped[int] = mapped_column(BigInteger)
+    schema_version: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+    saved_at: Mapped[dt.datetime] = mapped_column(DateTime, default=utcnow)
+
+
 class SearchIndexFile(Base):
     """A file of the search index (PostgreSQL backend): written once, never changed, kept in parts."""
 

@@ -23,7 +23,7 @@ from sqlalchemy.engine import Connection
 from search.index import VERSION_FILE, IndexMissing
 from search.schema import SCHEMA_VERSION
 
-from .models import SearchIndexFile, SearchIndexPart, SearchIndexState, utcnow
+from .models import SearchIndexBuild, SearchIndexFile, SearchIndexPart, SearchIndexState, utcnow
 
 PART_BYTES = 16 * 1024 * 1024
 LOCK_KEY = 0x6E657773  # the advisory lock of the index's writers ("news")
@@ -177,6 +177,14 @@ def upload_all(conn: Connection, generation: int, work: Path) -> int:
 def publish_files(conn: Connection, generation: int, work: Path) -> int:
     """Make the files of `work` the generation's files (upload the new, drop the gone) and its last
     TOC the live commit, in `conn`'s transaction; return that commit's number."""
+    toc = sync_files(conn, generation, work)
+    make_live(conn, generation, toc, keep_others=True)
+    return toc
+
+
+def sync_files(conn: Connection, generation: int, work: Path) -> int:
+    """Make the files of `work` the generation's files in the database (upload the new, drop the gone),
+    in `conn`'s transaction; return the number of its last TOC."""
     local = {p.name for p in work.iterdir() if p.is_file() and is_published(p.name)}
     listed = set(conn.scalars(select(SearchIndexFile.name).where(SearchIndexFile.generation == generation)))
     for name in sorted(listed - local):
@@ -188,9 +196,7 @@ def publish_files(conn: Connection, generation: int, work: Path) -> int:
         )
     for name in sorted(local - listed):
         _upload(conn, generation, name, work / name)
-    toc = latest_toc(local)
-    make_live(conn, generation, toc, keep_others=True)
-    return toc
+    return latest_toc(local)
 
 
 def _upload(conn: Connection, generation: int, name: str, path: Path) -> None:
@@ -227,6 +233,7 @@ def make_live(conn: Connection, generation: int, toc: int, keep_others: bool = F
 def drop_generation(conn: Connection, generation: int) -> None:
     conn.execute(delete(SearchIndexPart).where(SearchIndexPart.generation == generation))
     conn.execute(delete(SearchIndexFile).where(SearchIndexFile.generation == generation))
+    conn.execute(delete(SearchIndexBuild).where(SearchIndexBuild.generation == generation))
 
 
 def alive(pid: str) -> bool:

@@ -43,6 +43,7 @@ from search.index import ArchiveIndex, IndexMissing
 from search.internals import abandon_writer, open_writer
 from search.schema import READABLE_VERSIONS, SCHEMA_VERSION, IndexDocument, build_schema
 
+from . import pgbuild
 from .db import make_engine
 from .models import SearchIndexFile, SearchIndexState
 from .pgfiles import (
@@ -259,36 +260,20 @@ class PgIndex(ArchiveIndex):
 
     def rebuild(
         self,
-        docs: Iterable[IndexDocument],
+        docs_after: Callable[[int], Iterable[IndexDocument]],
         *,
         procs: int = 1,
         memory_mb: int = 256,
         progress: Optional[Callable[[int], None]] = None,
-        before_swap: Optional[Callable[[], None]] = None,
+        before_swap: Optional[Callable[[int], None]] = None,
     ) -> int:
-        """Build a new generation from `docs` here, upload it beside the live one (searches keep answering
-        from that), then make it live in one transaction, under the lock."""
-        work = self._new_work()
-        try:
-            whoosh.index.create_in(str(work), build_schema())
-            writer = open_writer(whoosh.index.open_dir(str(work)), procs, memory_mb, 0)
-            count = 0
-            try:
-                for doc in docs:
-                    writer.add_document(**doc.fields())
-                    count += 1
-                    if progress is not None:
-                        progress(count)
-                writer.commit()
-            except BaseException:
-                abandon_writer(writer)
-                raise
-            self.upload_folder(work, before_swap)
-            return count
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
+        """A new generation built here and uploaded at checkpoints beside the live one (searches keep
+        answering from that), then made live; an interrupted rebuild goes on where it stopped."""
+        return pgbuild.rebuild(
+            self, docs_after, procs=procs, memory_mb=memory_mb, progress=progress, before_swap=before_swap
+        )
 
-    def upload_folder(self, folder: Path, before_swap: Optional[Callable[[], None]] = None) -> None:
+    def upload_folder(self, folder: Path, before_swap: Optional[Callable[[int], None]] = None) -> None:
         """Make the Whoosh index in `folder` live, a new generation swapped in under the lock (`rebuild`)."""
         generation = time.time_ns() // 1000
         self.root.mkdir(parents=True, exist_ok=True)
@@ -297,7 +282,7 @@ class PgIndex(ArchiveIndex):
         try:
             with self.lock():
                 if before_swap is not None:
-                    before_swap()
+                    before_swap(0)
                 with self.engine.begin() as conn:
                     make_live(conn, generation, toc)
         except BaseException:

@@ -25,7 +25,8 @@ from search.request import BadRequest, SearchRequest, parse_request
 from . import access
 from .access import OPEN, Principal
 from .models import SavedSearch, User
-from .read import Archive, Readable
+from .read import Archive
+from .visible import Readable
 
 MAX_NAME_CHARS = 200
 MAX_SAVED = 1000

@@ -27,22 +27,13 @@ from whoosh import query
 from search import internals
 from search.columns import SegmentCache
 from search.engine import NumpyEngine, WhooshEngine
+from search.feedback import FEEDBACK_DOCS, FEEDBACK_MAX_SHARE, FEEDBACK_TERMS, FEEDBACK_TYPED_WEIGHT
 from search.index import ArchiveIndex
 from search.internals import ArchiveCodec, GroupingSegmentWriter
 from search.languages import fold
+from search.matching import ALL_WORDS_FIRST, MATCH_MOST, PHRASE_CHECK_DOCS, PHRASE_FIELDS, TIER_MAX_SHARE
 from search.parse import analyse, analyses_query, parse_query, term_query, word_query
-from search.query import (
-    ALL_WORDS_FIRST,
-    FEEDBACK_DOCS,
-    FEEDBACK_MAX_SHARE,
-    FEEDBACK_TERMS,
-    FEEDBACK_TYPED_WEIGHT,
-    MATCH_MOST,
-    PHRASE_CHECK_DOCS,
-    PHRASE_FIELDS,
-    TIER_MAX_SHARE,
-    ArchiveSearcher,
-)
+from search.query import ArchiveSearcher
 from search.request import SearchRequest
 from search.schema import DEFAULT_FIELDS, MISSING_TS, CaptionFields, IndexDocument, day_number
 

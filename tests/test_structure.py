@@ -18,13 +18,9 @@ MAX_POSITIONAL = 6
 # One job per unit: no function longer than this, no class longer than that (lines, docstrings included)...
 MAX_FUNCTION_LINES = 80
 MAX_CLASS_LINES = 250
-# ...but for data tables, and the two classes the PostgreSQL search backend will split along its one
-# search interface (ArchiveSearcher's matching, ranking, feedback and suggestions; the read side's
-# answers and records).
+# ...but for data tables.
 LONG_BY_NATURE = {
     ("webapp/openapi.py", "openapi_document"),  # the OpenAPI document, a data table
-    ("search/query.py", "ArchiveSearcher"),
-    ("store/read.py", "Archive"),
 }
 # Signatures another library dictates (Whoosh calls a tokenizer with these positional arguments).
 DICTATED = {("search/analysis.py", "__call__")}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
 from sqlalchemy import func, select
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
@@ -15,13 +16,15 @@ from warcio.warcwriter import WARCWriter
 from ingest.indexing import reindex
 from ingest.pipeline import Ingester
 from search.request import SearchRequest
-from store.db import make_engine, make_sessionmaker
-from store.models import Article
+from store import pgbuild
+from store.db import make_engine, make_sessionmaker, upgrade
+from store.models import Article, SearchIndexBuild, SearchIndexFile
 from store.pgindex import open_index
 from store.read import Archive
 
 from .backends import conformance_database_url  # noqa: F401 (a fixture: both search backends)
-from .conftest import served
+from .builders import stories
+from .conftest import database, make_settings, served
 
 GUID = "urn:newsml:wire.example:20210601:quake"
 
@@ -267,3 +270,45 @@ def test_a_later_capture_of_the_same_url_in_a_web_archive_is_the_newer_version(m
     assert len(ids) == 1
     assert "eight on weekdays" in api(migrated, f"/api/articles/{ids[0]}")["body"]
     index_matches_sql(migrated)
+
+
+def test_an_interrupted_reindex_goes_on_where_it_stopped_with_the_postgres_backend(tmp_path, monkeypatch):
+    """`newsarchive reindex` on the postgres backend uploads the new generation at checkpoints: stopped
+    part way (Ctrl-C), the live index answers as before; run again, on another machine, it goes on from
+    the last checkpoint, and a version replaced meanwhile is not searchable in the index it makes."""
+    with database("pgsearch") as url:
+        settings = make_settings(tmp_path / "home", url)
+        upgrade(settings)
+        ingest(settings, tmp_path, "v1.xml", V1)
+        ingest(settings, tmp_path, "more.json", json.dumps(stories(40)).encode())
+        before = sorted(search_ids(settings, "harbour OR earthquake OR city"))
+        monkeypatch.setattr(pgbuild, "CHECKPOINT_DOCS", 10)
+        engine = make_engine(settings)
+        try:
+
+            def interrupt(done: int) -> None:
+                if done == 25:
+                    raise KeyboardInterrupt
+
+            with pytest.raises(KeyboardInterrupt):
+                reindex(make_sessionmaker(engine), open_index(settings, engine), progress=interrupt)
+            with engine.connect() as conn:
+                build = conn.execute(select(SearchIndexBuild.documents, SearchIndexBuild.last_article_id)).one()
+            assert build.documents == 20 and build.last_article_id >= ids_by_version(settings)[1]
+            assert sorted(search_ids(settings, "harbour OR earthquake OR city")) == before
+
+            ingest(settings, tmp_path, "v2.xml", V2)  # replaces version 1, already in the build
+            other = make_settings(tmp_path / "other-machine", url)
+            seen: list[int] = []
+            reindex(make_sessionmaker(engine), open_index(other, engine), progress=seen.append)
+            # written: the 41 articles of before and version 2 (version 1 leaves the index at the swap)
+            assert seen[0] == 20 and seen[-1] == 42
+            with engine.connect() as conn:
+                assert conn.execute(select(SearchIndexBuild)).first() is None
+                assert conn.scalar(select(func.count(func.distinct(SearchIndexFile.generation)))) == 1
+        finally:
+            engine.dispose()
+        versions = ids_by_version(settings)
+        found = search_ids(settings, "earthquake coastal town")
+        assert found[0] == versions[2] and versions[1] not in found
+        index_matches_sql(settings)

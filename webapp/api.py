@@ -12,7 +12,7 @@ from flask import Blueprint, Response, jsonify, request, stream_with_context
 from ingest.status import read_progress
 from search.request import MAX_FACET_SIZE, BadRequest, parse_request
 from search.schema import FACETS
-from store.read import EXPORT_FIELDS
+from store.answers import EXPORT_FIELDS
 
 from .auth import audit
 from .context import get_archive, principal, request_searcher, visible

@@ -27,7 +27,7 @@ from ingest.indexing import reindex as rebuild_index
 from ingest.pipeline import FileResult, Ingester, RunSummary
 from ingest.priority import lower_priority
 from ingest.watch import watch as watch_inbox
-from search.index import IndexMissing
+from search.index import IndexBusy, IndexMissing
 from search.request import EXCLUDE_PREFIX, BadRequest, parse_request
 from search.schema import FACETS
 from store import access
@@ -175,7 +175,8 @@ def file_line(result: FileResult) -> str:
 @cli.command()
 def reindex() -> None:
     """Rebuild the search index from the SQL store and swap it in atomically (a bar of articles on a
-    terminal); searches keep answering from the old index meanwhile."""
+    terminal); searches keep answering from the old index meanwhile. With the postgres search backend an
+    interrupted rebuild goes on where it stopped the next time."""
     settings = _settings()
     lower_priority(settings)
     _upgrade(settings)
@@ -192,6 +193,8 @@ def reindex() -> None:
                 memory_mb=settings.index_memory_mb,
                 progress=lambda done: bar.update(done - bar.n),
             )
+    except IndexBusy as exc:
+        raise click.ClickException(str(exc)) from exc
     finally:
         engine.dispose()
     where = "the database (search backend postgres)" if settings.search_backend == "postgres" else settings.index_dir

@@ -8,7 +8,8 @@ from typing import Optional
 from flask import current_app, g
 
 from store.access import OPEN, Principal
-from store.read import Archive, Readable
+from store.read import Archive
+from store.visible import Readable
 
 
 def get_archive() -> Archive:
