@@ -72,6 +72,8 @@ def _merge(index, memory_mb: int) -> bool:
             if state is None or state[0] != generation:
                 return False  # a new generation (reindex) went live meanwhile
             if state[1] != before.generation:  # others published meanwhile: over their commit
+                if merged is None:  # every document merged was deleted: tried again on the next commit
+                    return False
                 live_path = _copy_of(index, state)
                 live_toc = whoosh.index.open_dir(str(live_path))._read_toc()
                 segments = merging.rebase(merged, in_order, live_toc.segments)
