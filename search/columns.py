@@ -366,10 +366,19 @@ class View:
             )
             self.facets[facet] = FacetArrays(values, docs, value_of)
             self.facets[facet].index_by_document(self.doc_count_all)
+        self._by_story: Optional[np.ndarray] = None
         self._vocabulary: Optional[list[str]] = None
         self._by_length: Optional[dict[int, list[str]]] = None
         self._accented: Optional[frozenset[str]] = None
         self._average_lengths: dict[str, float] = {}
+
+    def by_story(self) -> np.ndarray:
+        """The documents that share their story with another live version, by story, then by article id
+        (made on the first collapsed answer of this view, then kept)."""
+        if self._by_story is None:
+            grouped = np.flatnonzero(self.has_versions)
+            self._by_story = grouped[np.lexsort((self.article_num[grouped], self.story_num[grouped]))]
+        return self._by_story
 
     def average_length(self, fieldname: str) -> Optional[float]:
         """The mean length of a text field over the live documents, from each document's own (encoded)
@@ -519,7 +528,7 @@ class BoundView:
         if prefix:
             keep &= np.array([str(v).startswith(prefix) for v in stories.tolist()], dtype=bool)
         stories, counts = stories[keep], counts[keep]
-        order = np.lexsort((stories, -counts))[:size]
+        order = _largest(counts, size)  # stories ascend: ties by story number
         return [{"value": str(int(stories[i])), "count": int(counts[i])} for i in order]
 
     def top(self, matched: np.ndarray, key: np.ndarray, stop: int) -> np.ndarray:
@@ -540,19 +549,14 @@ class BoundView:
 
     def collapse(self, matched: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """One hit per story: the best version of each (lowest `key`, then lowest article id, as `top`
-        orders). Returns (the positions in `matched` of the kept hits, in no particular order; how
-        many matched documents each one's story has).
+        orders). Returns (the positions in `matched` (ascending document numbers) of the kept hits, in no
+        particular order; how many matched documents each one's story has).
 
-        Only documents whose story has other versions in the index are grouped (sorted by story); the
-        rest stand alone, so no order of every match is made."""
-        grouped = np.flatnonzero(self.view.has_versions[matched])
-        alone = np.flatnonzero(~self.view.has_versions[matched])
-        stories = self.view.story_num[matched[grouped]]
-        by_story = grouped[np.lexsort((self.view.article_num[matched[grouped]], key[grouped], stories))]
-        sorted_stories = self.view.story_num[matched[by_story]]
-        first = np.flatnonzero(np.r_[True, sorted_stories[1:] != sorted_stories[:-1]]) if by_story.size else by_story
-        sizes = np.diff(np.r_[first, by_story.size])
-        return np.concatenate([alone, by_story[first]]), np.concatenate([np.ones(alone.size, np.int64), sizes])
+        Only documents whose story has other versions in the index are grouped; the rest stand alone. No
+        sort is made per query: the grouped documents are walked in the view's story order (View.by_story,
+        made once), so the cost grows with the archive, not as a sort of every match."""
+        view = self.view
+        return best_per_story(matched, key, view.has_versions, view.by_story(), view.story_num)
 
     def may_collapse(self, matched: np.ndarray) -> bool:
         """Whether any matched document has another version in the index."""
@@ -572,3 +576,26 @@ class BoundView:
             return -self.view.article_num[matched]
         ts = self.view.published_ts[matched]
         return np.where(ts == MISSING_TS, MISSING_TS, -ts if sort == "newest" else ts)
+
+
+def best_per_story(
+    matched: np.ndarray, key: np.ndarray, has_versions: np.ndarray, by_story: np.ndarray, story_num: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """BoundView.collapse's work on plain arrays: `matched` ascending document numbers, `key` theirs,
+    `by_story` the documents with other versions ordered by story, then article id."""
+    alone = np.flatnonzero(~has_versions[matched])
+    position = np.full(has_versions.size, -1, dtype=np.int64)
+    position[matched] = np.arange(matched.size)
+    at = position[by_story]
+    held = at >= 0
+    at, stories = at[held], story_num[by_story[held]]
+    if not at.size:
+        return alone, np.ones(alone.size, np.int64)
+    first = np.flatnonzero(np.r_[True, stories[1:] != stories[:-1]])
+    sizes = np.diff(np.r_[first, at.size])
+    keys = key[at]
+    best = keys == np.repeat(np.minimum.reduceat(keys, first), sizes)
+    group = np.repeat(np.arange(first.size), sizes)[best]
+    # Within a story the walk is by article id: its first version with the lowest key is the one kept.
+    chosen = at[best][np.r_[True, group[1:] != group[:-1]]]
+    return np.concatenate([alone, chosen]), np.concatenate([np.ones(alone.size, np.int64), sizes])

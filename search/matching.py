@@ -193,9 +193,7 @@ class Matching:
         if not runs or not every.any():
             return None
         candidates = np.flatnonzero(every)
-        candidates = np.sort(
-            candidates[np.lexsort((self.view.view.article_num[candidates], -scores[candidates]))[:PHRASE_CHECK_DOCS]]
-        )
+        candidates = np.sort(candidates[self.view.top(candidates, -scores[candidates], PHRASE_CHECK_DOCS)])
         for alternatives in runs:
             held = [self.view.holding_run(run, PHRASE_FIELDS, candidates) for run in alternatives]
             candidates = np.unique(np.concatenate(held)) if len(held) > 1 else held[0]

@@ -25,7 +25,7 @@ import whoosh.index
 from whoosh import query
 
 from search import internals
-from search.columns import SegmentCache
+from search.columns import SegmentCache, best_per_story
 from search.engine import NumpyEngine, WhooshEngine
 from search.feedback import FEEDBACK_DOCS, FEEDBACK_MAX_SHARE, FEEDBACK_TERMS, FEEDBACK_TYPED_WEIGHT
 from search.index import ArchiveIndex
@@ -33,9 +33,9 @@ from search.internals import ArchiveCodec, GroupingSegmentWriter
 from search.languages import fold
 from search.matching import ALL_WORDS_FIRST, MATCH_MOST, PHRASE_CHECK_DOCS, PHRASE_FIELDS, TIER_MAX_SHARE
 from search.parse import analyse, analyses_query, parse_query, term_query, word_query
-from search.query import ArchiveSearcher
+from search.query import ArchiveSearcher, date_histogram
 from search.request import SearchRequest
-from search.schema import DEFAULT_FIELDS, MISSING_TS, CaptionFields, IndexDocument, day_number
+from search.schema import DEFAULT_FIELDS, MISSING_DAY, MISSING_TS, CaptionFields, IndexDocument, day_number
 
 from .conftest import scaled
 
@@ -629,3 +629,53 @@ def test_the_pinned_whoosh_is_the_tested_one():
     pyproject = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
     pinned = "whoosh-reloaded==" + ".".join(map(str, whoosh.__version__[:3]))
     assert pinned in pyproject
+
+
+# -- the linear-time answer steps against plain sorting (they must pick exactly what a full sort picks) ------
+
+
+def _collapse_by_sorting(matched, key, has_versions, story_num, article_num):
+    grouped = np.flatnonzero(has_versions[matched])
+    alone = np.flatnonzero(~has_versions[matched])
+    order = grouped[np.lexsort((article_num[matched[grouped]], key[grouped], story_num[matched[grouped]]))]
+    stories = story_num[matched[order]]
+    first = np.flatnonzero(np.r_[True, stories[1:] != stories[:-1]]) if order.size else order
+    return np.concatenate([alone, order[first]]), np.concatenate(
+        [np.ones(alone.size, np.int64), np.diff(np.r_[first, order.size])]
+    )
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_one_hit_per_story_is_the_one_a_full_sort_keeps_ties_included(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    story_num = rng.integers(0, max(1, n // 3), n)  # many stories with several versions
+    article_num = rng.permutation(n) + 1000  # article ids in no relation to document numbers
+    live = rng.random(n) < 0.9
+    versions = np.bincount(story_num[live], minlength=story_num.max() + 1)
+    has_versions = (versions[story_num] > 1) & live
+    matched = np.flatnonzero(live & (rng.random(n) < 0.7))
+    key = rng.integers(0, 4, matched.size).astype(np.float64)  # few distinct keys: ties everywhere
+    grouped = np.flatnonzero(has_versions)
+    by_story = grouped[np.lexsort((article_num[grouped], story_num[grouped]))]
+    kept, sizes = best_per_story(matched, key, has_versions, by_story, story_num)
+    expected_kept, expected_sizes = _collapse_by_sorting(matched, key, has_versions, story_num, article_num)
+    assert dict(zip(kept.tolist(), sizes.tolist(), strict=True)) == dict(
+        zip(expected_kept.tolist(), expected_sizes.tolist(), strict=True)
+    )
+    assert kept.size == len(set(kept.tolist()))
+
+
+def test_histogram_buckets_are_the_same_counted_in_one_pass_or_sorted():
+    rng = np.random.default_rng(7)
+    long = rng.choice([19990101, 20080215, 20080216, 20081231, 20110704, MISSING_DAY], 5000)
+    short = rng.choice([20080215, 20080216, 20080301, 20081231, MISSING_DAY], 5000)
+    for days, interval in [(long, "auto"), (long, "year"), (long, "month"), (short, "auto"), (short, "day")]:
+        found = date_histogram(days, interval)
+        dated = days[days != MISSING_DAY]
+        divisor = {"year": 10000, "month": 100, "day": 1}[found["interval"]]
+        keys, counts = np.unique(dated // divisor, return_counts=True)
+        nonzero = {b["key"]: b["count"] for b in found["buckets"] if b["count"]}
+        assert sum(nonzero.values()) + found["undated"] == days.size
+        assert sorted(nonzero.values()) == sorted(counts.tolist())
+        assert len(nonzero) == keys.size
