@@ -227,7 +227,7 @@ class IndexFeeder:
         with self._held:
             if commit and ids:
                 try:
-                    writer.commit()
+                    writer.commit(merge=False)  # merged below, with the lock released (search/merging.py)
                 except BaseException:
                     abandon_writer(writer)
                     raise
@@ -243,6 +243,8 @@ class IndexFeeder:
                 if self._rebuild_all:
                     _set_indexed(self.sessions, False)
             self._rebuild_all = False
+        if commit and ids:
+            self.index.merge_due(self.memory_mb)
 
 
 class PgIndexFeeder(IndexFeeder):

@@ -10,6 +10,7 @@ older ones are removed at the next swap.
 from __future__ import annotations
 
 import fcntl
+import logging
 import os
 import shutil
 import time
@@ -21,8 +22,11 @@ import whoosh.index
 from whoosh.filedb.filestore import RamStorage
 from whoosh.index import Index
 
+from . import merging
 from .internals import abandon_writer, open_writer
 from .schema import READABLE_VERSIONS, SCHEMA_VERSION, IndexDocument, build_schema
+
+log = logging.getLogger(__name__)
 
 CURRENT = "current"
 VERSION_FILE = "newsarchive-schema-version"
@@ -151,17 +155,36 @@ class ArchiveIndex:
             for doc in docs:
                 writer.update_document(**doc.fields())
                 count += 1
-            writer.commit()
+            writer.commit(merge=False)  # merged after, apart from the commit (search/merging.py)
         except BaseException:
             abandon_writer(writer)
             raise
+        self.merge_due(memory_mb)
         return count
 
     def delete(self, ids: Iterable[int]) -> None:
         ix = self.ensure()
-        with open_writer(ix, 1, 64, 120.0) as writer:
+        writer = open_writer(ix, 1, 64, 120.0)
+        try:
             for doc_id in ids:
                 writer.delete_by_term("id", str(doc_id))
+            writer.commit(merge=False)
+        except BaseException:
+            abandon_writer(writer)
+            raise
+        self.merge_due(64)
+
+    def merge_due(self, memory_mb: int = 256) -> None:
+        """After a commit that added or deleted documents: merge the segments search/merging.py's policy
+        says are due (bounded, tiered), outside the commit. A merge that fails is logged and left for the
+        next commit; the live index is untouched by it."""
+        path = self.current_path()
+        if path is None:
+            return
+        try:
+            merging.merge_local(self.root, path, memory_mb)
+        except Exception:
+            log.warning("merging the search index's segments failed; the next commit tries again", exc_info=True)
 
     @contextmanager
     def lock(self) -> Iterator[None]:

@@ -11,13 +11,20 @@ tier spans FACTOR times the sizes of the one below, from FLOOR_DOCS); when a tie
 they are merged into one, which usually lands in the next tier. Each document is so rewritten about
 log_FACTOR(archive / FLOOR_DOCS) times in all, the number of segments stays near (FACTOR - 1) per tier,
 and no merge makes a segment of more than MAX_MERGED_DOCS documents: a merge's cost is bounded, whatever
-the archive's size. The commits that add documents merge nothing (`merge=False`); `merge_once` is run
-after them, outside their transaction.
+the archive's size. On both search backends the commits that add documents merge nothing (`merge=False`);
+the merge runs after them: `merge_local` on the `whoosh` backend's index folder, store/pgmerge.py's
+`merge_once` on the `postgres` backend, outside the ingest transaction. With MERGE_SMALL, the `whoosh`
+backend would have rewritten its whole index inside one ingest commit at about 30 segments (about
+1,500,000 articles).
 """
 
 from __future__ import annotations
 
+import fcntl
 import math
+import os
+import shutil
+import time
 from pathlib import Path
 from typing import Iterable, Optional, Sequence
 
@@ -25,6 +32,7 @@ import whoosh.index
 from whoosh.filedb.filestore import FileStorage
 from whoosh.index import TOC, clean_files
 from whoosh.reading import SegmentReader
+from whoosh.util.filelock import try_for
 
 from .internals import abandon_writer, open_writer
 
@@ -137,3 +145,68 @@ def write_commit(folder: Path | str, generation: int, segments: list) -> None:
     schema = whoosh.index.open_dir(str(folder)).schema
     TOC(schema, segments, generation).write(storage, "MAIN")
     clean_files(storage, "MAIN", generation, segments)
+
+
+# -- the `whoosh` backend: the same policy over an index folder -------------------------------------------
+
+MERGE_LOCK = ".merge.lock"  # in the index's root: one process merges at a time, the others skip their turn
+
+
+def merge_local(root: Path | str, path: Path | str, memory_mb: int = 256, lock_timeout_s: float = 120.0) -> bool:
+    """Merge the segments of the live index folder `path` that are due, if any; whether a merge was
+    published. The merge is written in a folder of hard links beside it with no lock held, so ingesters go
+    on committing meanwhile; then, under Whoosh's write lock (no writer is between open and commit), the
+    merged segment's files are linked in and a commit replacing the merged segments is written over
+    whatever commit is live by then (`rebase`)."""
+    root, path = Path(root), Path(path)
+    with open(root / MERGE_LOCK, "a+b") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        try:
+            return _merge_local(root, path, memory_mb, lock_timeout_s)
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _merge_local(root: Path, path: Path, memory_mb: int, lock_timeout_s: float) -> bool:
+    chosen = due(path)
+    if not chosen:
+        return False
+    work = root / f".merge-{os.getpid()}-{time.time_ns()}"
+    work.mkdir()
+    try:
+        for item in path.iterdir():
+            if item.is_file() and _index_file(item.name):
+                os.link(item, work / item.name)
+        before, merged = merge_into(work, chosen, memory_mb)
+        in_order = [seg for seg in before.segments if seg.segid in set(chosen)]
+        lock = _storage(path).lock("WRITELOCK")
+        if not try_for(lock.acquire, timeout=lock_timeout_s, delay=0.1):
+            return False  # writers held the index all along: tried again after the next commit
+        try:
+            live = whoosh.index.open_dir(str(path))._read_toc()
+            if merged is None:  # every document merged was deleted meanwhile or before
+                if live.generation != before.generation:
+                    return False
+                segments = [seg for seg in live.segments if seg.segid not in set(chosen)]
+            else:
+                segments = rebase(merged, in_order, live.segments)
+                if segments is None:
+                    return False
+                for item in work.iterdir():
+                    if item.name.startswith(merged.segment_id()) and not (path / item.name).exists():
+                        os.link(item, path / item.name)
+            write_commit(path, live.generation + 1, segments)
+            return True
+        finally:
+            lock.release()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _index_file(name: str) -> bool:
+    """Whether a file of a Whoosh folder is part of the index (not a lock, temporary or marker file)."""
+    # A lock file must never be linked: the work folder's writer would take the live index's lock.
+    return name.startswith(("MAIN_", "_MAIN_")) and not name.endswith((".tmp", "LOCK"))

@@ -258,6 +258,9 @@ class PgIndex(ArchiveIndex):
     def delete(self, ids: Iterable[int]) -> None:
         self.write((), delete=ids)
 
+    def merge_due(self, memory_mb: int = 256) -> None:
+        merge_quietly(self, memory_mb)
+
     def rebuild(
         self,
         docs_after: Callable[[int], Iterable[IndexDocument]],

@@ -5,6 +5,7 @@ ran (their new documents kept, their deletions from the merged segments applied)
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import whoosh.index
 from whoosh.query import Term
 
 from search import merging
+from search.index import ArchiveIndex
 from search.internals import open_writer
 from search.schema import IndexDocument, build_schema
 from store import pgindex
@@ -166,3 +168,55 @@ def test_postgres_merge_published_over_another_machines_commit(tmp_path, pg_url,
     assert _pg_ids(index) == expected
     assert _pg_ids(_pg_index(tmp_path / "c", pg_url)) == expected
     assert _segments(index) == 2  # the merged one and the other machine's
+
+
+# -- the `whoosh` backend: the same policy over its index folder (search/merging.py merge_local) ----------
+
+
+def _local_ids(index: ArchiveIndex) -> list[int]:
+    with index.open().searcher() as searcher:
+        return sorted(int(fields["id"]) for fields in searcher.all_stored_fields())
+
+
+def test_whoosh_backend_merges_after_its_commits_never_inside_them(tmp_path):
+    index = ArchiveIndex(tmp_path / "index")
+    index.ensure()
+    for start in range(0, 70, 10):
+        index.write([_doc(n) for n in range(start, start + 10)])
+        # never more than a full tier of small segments: a merge follows the commit that fills one
+        assert len(index.open()._read_toc().segments) < merging.FACTOR
+    index.delete([12, 64])
+    assert _local_ids(index) == [n for n in range(70) if n not in (12, 64)]
+    # Nothing of the merges is left beside the index: no work folder, no file the live commit does not name.
+    assert not list((tmp_path / "index").glob(".merge-*"))
+    named = {seg.segment_id() for seg in index.open()._read_toc().segments}
+    stray = [
+        p.name
+        for p in index.current_path().glob("MAIN_*")
+        if not p.name.endswith("LOCK") and not any(p.name.startswith(s) for s in named)
+    ]
+    assert stray == []
+
+
+def test_whoosh_merge_published_over_an_ingesters_commit(tmp_path, monkeypatch):
+    index = ArchiveIndex(tmp_path / "index")
+    index.ensure()
+    monkeypatch.setattr(ArchiveIndex, "merge_due", lambda self, memory_mb=256: None)  # merge by hand below
+    for start in range(0, 40, 10):
+        index.write([_doc(n) for n in range(start, start + 10)])
+    assert len(index.open()._read_toc().segments) == merging.FACTOR
+    real_merge_into = merging.merge_into
+
+    def merge_then_an_ingester_commits(work, chosen, memory_mb=256):
+        result = real_merge_into(work, chosen, memory_mb)
+        index.write([_doc(n) for n in range(200, 205)], delete=[5, 33])  # while the merge was written
+        return result
+
+    monkeypatch.setattr(merging, "merge_into", merge_then_an_ingester_commits)
+    assert merging.merge_local(index.root, index.current_path()) is True
+    assert _local_ids(index) == [n for n in range(40) if n not in (5, 33)] + list(range(200, 205))
+    assert len(index.open()._read_toc().segments) == 2  # the merged one and the ingester's
+    # A second merger while one runs skips its turn instead of waiting.
+    with open(index.root / merging.MERGE_LOCK, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        assert merging.merge_local(index.root, index.current_path()) is False
