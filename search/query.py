@@ -278,7 +278,8 @@ class ArchiveSearcher(Matching, Feedback, Corrections):
     ) -> "_Answer":
         """The hits of `matched` under the filters with their order, one per story when collapsing, and
         their totals, facet counts and histogram (no page yet)."""
-        ids = np.flatnonzero(matched.mask & _combined(filters, self.view.doc_count_all))
+        hit_mask = matched.mask & _combined(filters, self.view.doc_count_all)
+        ids = np.flatnonzero(hit_mask)
         with stage("order"):
             key = self._order_key(ids, matched, request)
         kept = versions = None
@@ -289,14 +290,18 @@ class ArchiveSearcher(Matching, Feedback, Corrections):
             shown = ids[kept]
         with stage("facets"):
             facets = {}
+            rest = self._rest(hit_mask, ids.size)
             for facet in FACETS:
                 # Disjunctive counts: each facet under every filter but its own.
                 if facet in filters:
                     others = {k: v for k, v in filters.items() if k != facet}
-                    counted = np.flatnonzero(matched.mask & _combined(others, self.view.doc_count_all))
+                    mask = matched.mask & _combined(others, self.view.doc_count_all)
+                    counted = np.flatnonzero(mask)
+                    facets[facet] = self.view.facet_counts(
+                        facet, counted, request.facet_size, rest=self._rest(mask, counted.size)
+                    )
                 else:
-                    counted = ids
-                facets[facet] = self.view.facet_counts(facet, counted, request.facet_size)
+                    facets[facet] = self.view.facet_counts(facet, ids, request.facet_size, rest=rest)
         with stage("histogram"):
             histogram = date_histogram(self.view.view.day[shown], request.interval)
         found = Found(
@@ -310,6 +315,15 @@ class ArchiveSearcher(Matching, Feedback, Corrections):
             histogram=histogram,
         )
         return _Answer(ids, key, matched.scores[ids], kept, versions, found)
+
+    def _rest(self, mask: np.ndarray, count: int) -> Optional[np.ndarray]:
+        """The live documents outside `mask` (`count` documents), when they are fewer than those in it: a
+        relaxed answer often holds most of the archive, and its facets are then counted by what it leaves
+        out (BoundView.facet_counts)."""
+        view = self.view.view
+        if count * 2 <= view.live_docs.size:
+            return None
+        return np.flatnonzero(view.live & ~mask)
 
     def _page(self, answer: "_Answer", request: SearchRequest) -> Found:
         """The request's page of an answer: hits in order, with their stories and version counts."""

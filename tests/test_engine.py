@@ -16,6 +16,7 @@ import datetime as dt
 import math
 import random
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -679,3 +680,32 @@ def test_histogram_buckets_are_the_same_counted_in_one_pass_or_sorted():
         assert sum(nonzero.values()) + found["undated"] == days.size
         assert sorted(nonzero.values()) == sorted(counts.tolist())
         assert len(nonzero) == keys.size
+
+
+def test_facets_of_an_answer_holding_most_of_the_archive_count_as_a_plain_count_does(tmp_path):
+    # Counted by what the answer leaves out (BoundView.facet_counts `rest`) when it holds more than half.
+    rng = random.Random(5)
+    archive = ArchiveIndex(tmp_path / "index")
+    ix = archive.ensure()
+    writer = _writer(ix)
+    docs = []
+    for n in range(1, 301):
+        story = rng.choice([None, None, 1 + n % 40])  # a third of the articles are versions of 40 stories
+        doc = replace(_doc(rng, n), story=story, body=("kelpfarm " if n % 10 else "") + _doc(rng, n).body)
+        docs.append(doc)
+        writer.add_document(**doc.fields())
+    writer.commit(merge=False)
+    ix = whoosh.index.open_dir(str(archive.current_path()))
+    with ix.searcher() as whoosh_searcher:
+        ours = ArchiveSearcher(whoosh_searcher, SegmentCache(), "numpy")
+        found = ours.search(SearchRequest(q="kelpfarm", facet_size=500))
+        holding = [d for d in docs if d.body.startswith("kelpfarm ")]
+        assert found.articles == len(holding) == 270  # more than half: counted by the 30 left out
+        stories = Counter(d.story or d.id for d in holding)
+        assert {f["value"]: f["count"] for f in found.facets["story"]} == {
+            str(s): c for s, c in stories.items() if c > 1
+        }
+        sources = Counter(d.source for d in holding if d.source)
+        assert {f["value"]: f["count"] for f in found.facets["source"]} == dict(sources)
+        places = Counter(p for d in holding for p in d.places)
+        assert {f["value"]: f["count"] for f in found.facets["place"]} == dict(places)
