@@ -96,24 +96,42 @@ def posting_values(reader, fieldname: str, text, docs: list[int]) -> Optional[di
     m = matcher
     segment = reader.segment() if hasattr(reader, "segment") else None
     block_key = (segment.segment_id(), fieldname, text) if segment is not None else None
+    maxids, offsets = _block_directory(m, block_key)
     out: dict[int, bytes] = {}
-    i = 0
-    while not m._atend and i < len(docs):
-        if docs[i] <= m._maxid:
-            ids, values = _decoded_block(m, block_key)
-            stop = i
-            while stop < len(docs) and docs[stop] <= m._maxid:
-                stop += 1
-            wanted = np.asarray(docs[i:stop], dtype=np.int64)
-            at = np.minimum(np.searchsorted(ids, wanted), ids.size - 1)
-            for doc, k in zip(wanted.tolist(), at.tolist(), strict=False):
-                if ids[k] == doc:
-                    out[doc] = values[k]
-            i = stop
-        if m._lastblock:
-            break
-        m._goto(m._nextoffset)
+    wanted = np.asarray(docs, dtype=np.int64)
+    at_block = np.searchsorted(maxids, wanted)  # the first block whose last document is at or past each
+    for block in np.unique(at_block[at_block < maxids.size]).tolist():
+        m._goto(offsets[block])
+        ids, values = _decoded_block(m, block_key)
+        inside = wanted[at_block == block]
+        at = np.minimum(np.searchsorted(ids, inside), ids.size - 1)
+        for doc, k in zip(inside.tolist(), at.tolist(), strict=True):
+            if ids[k] == doc:
+                out[doc] = values[k]
     return out
+
+
+def _block_directory(m, block_key: Optional[tuple]) -> tuple[np.ndarray, list[int]]:
+    """(the last document number of each posting block, each block's offset) of the term the leaf matcher
+    `m` stands at the start of: Whoosh's blocks are chained, so finding the block of one document means
+    reading every header before it. Read once per segment and term, then kept (BLOCKS), so a phrase check
+    reads only the blocks it needs, however long the word's posting list has grown."""
+    key = ("directory", *block_key) if block_key is not None else None
+    found = BLOCKS.get(key) if key is not None else None
+    if found is None:
+        maxids, offsets = [], []
+        position = m._baseoffset
+        while not m._atend:
+            maxids.append(m._maxid)
+            offsets.append(position)
+            if m._lastblock:
+                break
+            position = m._nextoffset
+            m._goto(position)
+        found = (np.asarray(maxids, dtype=np.int64), offsets)
+        if key is not None:
+            BLOCKS.put(key, found)
+    return found
 
 
 class _BlockCache:
