@@ -87,8 +87,7 @@ class Matching:
             scores[ids] = found
             return _Matched(mask, scores, None, MATCH_ALL)
 
-        allowed = np.zeros(n, dtype=bool)
-        allowed[self.view.all_docs()] = True
+        allowed = self.view.view.live.copy()  # every live document
         required = list(parsed.required)
         words = list(parsed.words)
         match = MATCH_ALL
