@@ -96,7 +96,13 @@ def folder_bytes(path: Path) -> int:
     return total
 
 
-def shared_store(workdir: Path, lines: list, last: int) -> tuple[dict, dict]:
+def bench_database(backend: str, articles: int) -> str:
+    """The database of one benchmark archive: one per backend and size, so runs of two sizes can stand side
+    by side (and `--existing` serves the one of its size)."""
+    return f"newsarchive_bench_{backend}_{articles}"
+
+
+def shared_store(workdir: Path, lines: list, last: int, articles: int) -> tuple[dict, dict]:
     """Both archives of `lines` for a fraction of the machine time of two ingests: all but the last `last`
     articles ingested once into a `whoosh` archive (timed), its database copied (CREATE DATABASE ...
     TEMPLATE) and its index folder uploaded as the `postgres` archive's index (how `newsarchive reindex`
@@ -104,17 +110,18 @@ def shared_store(workdir: Path, lines: list, last: int) -> tuple[dict, dict]:
     write_parts(workdir / "first", lines[:-last])
     write_parts(workdir / "last", lines[-last:])
     env = {
-        b: {"NEWSARCHIVE_DATABASE_URL": database_url(f"newsarchive_bench_{b}"), "NEWSARCHIVE_SEARCH_BACKEND": b}
+        b: {"NEWSARCHIVE_DATABASE_URL": database_url(bench_database(b, articles)), "NEWSARCHIVE_SEARCH_BACKEND": b}
         for b in BACKENDS
     }
-    fresh_database("newsarchive_bench_whoosh")
+    fresh_database(bench_database("whoosh", articles))
     print(f"whoosh: ingesting the first {len(lines) - last:,} articles ...", flush=True)
     first = ingest_watching_memory(workdir / "first", workdir / "whoosh", **env["whoosh"])
     print(f"  {first[0]['ingested']:,} stored in {first[1]:.0f} s", flush=True)
     admin = make_url(ADMIN_URL)
     with psycopg.connect(_libpq(admin), autocommit=True) as conn:
-        conn.execute('DROP DATABASE IF EXISTS "newsarchive_bench_postgres" WITH (FORCE)')
-        conn.execute('CREATE DATABASE "newsarchive_bench_postgres" TEMPLATE "newsarchive_bench_whoosh"')
+        source, copy = bench_database("whoosh", articles), bench_database("postgres", articles)
+        conn.execute(f'DROP DATABASE IF EXISTS "{copy}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{copy}" TEMPLATE "{source}"')
     started = time.perf_counter()
     (workdir / "postgres").mkdir(exist_ok=True)
     engine = create_engine(env["postgres"]["NEWSARCHIVE_DATABASE_URL"])
@@ -188,10 +195,10 @@ def main() -> int:
     env: dict[str, dict] = {}
     ingest: dict[str, tuple] = {}
     if args.shared_store:
-        ingest, env = shared_store(workdir, lines, args.last)
+        ingest, env = shared_store(workdir, lines, args.last, args.articles)
         backends = BACKENDS
     for backend in backends if not args.shared_store else ():
-        name = f"newsarchive_bench_{backend}"
+        name = bench_database(backend, args.articles)
         url = database_url(name) if args.existing else fresh_database(name)
         env[backend] = {"NEWSARCHIVE_DATABASE_URL": url, "NEWSARCHIVE_SEARCH_BACKEND": backend}
         home = workdir / backend
