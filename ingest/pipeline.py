@@ -32,7 +32,7 @@ from typing import Callable, Iterable, Iterator, Optional
 from sqlalchemy.engine import make_url
 from tqdm import tqdm
 
-from store.db import make_engine, make_sessionmaker
+from store.db import make_engine, make_sessionmaker, refresh_statistics
 from store.pgindex import open_index
 from store.replicas import is_disconnect
 from store.settings import Settings, SettingsError
@@ -158,7 +158,16 @@ class Ingester:
                 bar.close()
             if sync_index:
                 self.sync_index()
+        if summary.ingested:
+            self._refresh_statistics(summary.ingested)
         return summary
+
+    def _refresh_statistics(self, stored: int) -> None:
+        """Fresh planner statistics for the tables this run grew (store/db.py); a failure is only logged."""
+        try:
+            refresh_statistics(self.engine, stored)
+        except Exception:
+            log.warning("refreshing the database's planner statistics failed", exc_info=True)
 
     def feeder(self) -> indexing.IndexFeeder:
         """An index feeder for one run (commit it at the end)."""

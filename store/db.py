@@ -9,7 +9,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Engine, bindparam, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -134,3 +134,44 @@ def require_current(settings: Settings) -> None:
         raise DatabaseBehind(
             f"the database at {where} is {state}; this newsarchive needs revision {head}: run `newsarchive db upgrade`"
         )
+
+
+# The tables an ingest grows. After an ingest, their planner statistics are gathered again (ANALYZE) when
+# stale by autovacuum's own default rule (changed by more than 50 rows plus a tenth of the rows counted at
+# the last analysis): all of them when the run itself stored that many articles, and any whose change
+# counters say so (runs too small to count add up there). The ingester does not rely on autovacuum, which
+# may be off or behind after a bulk load: with the statistics of an empty table, PostgreSQL planned the hit
+# page's places lookup at 1,000,000 articles as a parallel hash join, 10 ms instead of 0.2 ms
+# (BENCHMARKS.md, "The two search backends").
+GROWN_TABLES = ("articles", "article_places", "captions", "places", "sources", "story_keys")
+_TABLES = text(
+    """
+    SELECT c.relname, greatest(c.reltuples, 0), coalesce(s.n_mod_since_analyze, 0) FROM pg_class c
+    LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+    WHERE c.relname IN :tables AND c.relnamespace = 'public'::regnamespace AND c.relkind = 'r'
+    """
+).bindparams(bindparam("tables", expanding=True))
+
+
+def _stale(changed: float, counted: float) -> bool:
+    return changed > 50 + 0.1 * counted
+
+
+def refresh_statistics(engine: Engine, stored_articles: int = 0) -> list[str]:
+    """ANALYZE the grown tables whose planner statistics are stale after a run that stored
+    `stored_articles` (PostgreSQL; SQLite plans without them here); returns their names."""
+    if engine.dialect.name != "postgresql":
+        return []
+    with engine.connect() as conn:
+        rows = {
+            name: (counted, changed) for name, counted, changed in conn.execute(_TABLES, {"tables": list(GROWN_TABLES)})
+        }
+    if "articles" not in rows:
+        return []
+    everything = _stale(stored_articles, rows["articles"][0])
+    stale = [name for name, (counted, changed) in rows.items() if everything or _stale(changed, counted)]
+    if stale:
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            for table in sorted(stale):  # names from GROWN_TABLES only, never from input
+                conn.execute(text(f'ANALYZE "{table}"'))
+    return sorted(stale)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from ingest import pipeline
 from ingest.inbox import display_path
@@ -320,3 +320,23 @@ def test_a_big_run_ends_its_parser_processes_before_the_last_index_commit(tmp_pa
         assert archive.search(SearchRequest(q="harbour", per_page=1))["total"] == 500
     finally:
         archive.close()
+
+
+def test_an_ingest_leaves_fresh_planner_statistics_on_postgresql(ingester, tmp_path, sessions):
+    if ingester.engine.dialect.name != "postgresql":
+        pytest.skip("PostgreSQL plans by per-table statistics; SQLite here plans without them")
+    lines = [
+        json.dumps(
+            {"title": f"Harbour report {n}", "body": f"The harbour of Suruc reopened, report {n}.", "source": "Wire"}
+        )
+        for n in range(120)
+    ]
+    (tmp_path / "feed.jsonl").write_text("\n".join(lines) + "\n")
+    assert ingester.run([tmp_path / "feed.jsonl"]).ingested == 120
+    with sessions() as s:
+        analysed = s.execute(
+            text(
+                "SELECT last_analyze IS NOT NULL, c.reltuples FROM pg_stat_user_tables t JOIN pg_class c ON c.oid = t.relid WHERE t.relname = 'articles'"
+            )
+        ).one()
+    assert analysed[0] and analysed[1] == 120  # the planner knows the table's size, not an empty table's
