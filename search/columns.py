@@ -228,6 +228,7 @@ class SegmentCache:
 
     def __init__(self, max_views: int = 4, postings_cache_bytes: int = 128 * 1024 * 1024) -> None:
         self.postings = PostingsCache(postings_cache_bytes)
+        internals.BLOCKS.allow(postings_cache_bytes // 16 // internals.BLOCK_BYTES)
         self._segments: dict[tuple, SegmentArrays] = {}
         self._views: OrderedDict[tuple, View] = OrderedDict()
         self._max_views = max_views

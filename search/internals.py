@@ -157,8 +157,15 @@ class _BlockCache:
             while len(self._blocks) > self.max_blocks:
                 self._blocks.popitem(last=False)
 
+    def allow(self, max_blocks: int) -> None:
+        """Keep at least `max_blocks` blocks (one cache per process: the largest budget asked for wins)."""
+        with self._lock:
+            self.max_blocks = max(self.max_blocks, max_blocks)
 
-# About 5 KB a block of 128 positions postings: 4,096 blocks are some 20 MB.
+
+# About 5 KB a block of 128 positions postings: 4,096 blocks are some 20 MB. A server given a bigger
+# postings budget (NEWSARCHIVE_SEARCH_CACHE_MB) keeps a sixteenth of it in blocks (search/columns.py).
+BLOCK_BYTES = 5 * 1024
 BLOCKS = _BlockCache(4096)
 
 

@@ -220,7 +220,8 @@ TABLE: tuple[Setting, ...] = (
         "search_cache_mb",
         "int",
         128,
-        "decoded posting lists the server keeps between queries, and as much again of scored words (per worker)",
+        "decoded posting lists the server keeps between queries, and as much again of scored words, and a "
+        "sixteenth of it of position blocks for phrase checks (per worker)",
         minimum=0,
     ),
     Setting(
