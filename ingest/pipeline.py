@@ -159,15 +159,8 @@ class Ingester:
             if sync_index:
                 self.sync_index()
         if summary.ingested:
-            self._refresh_statistics(summary.ingested)
+            _refresh_statistics(self.engine, summary.ingested)
         return summary
-
-    def _refresh_statistics(self, stored: int) -> None:
-        """Fresh planner statistics for the tables this run grew (store/db.py); a failure is only logged."""
-        try:
-            refresh_statistics(self.engine, stored)
-        except Exception:
-            log.warning("refreshing the database's planner statistics failed", exc_info=True)
 
     def feeder(self) -> indexing.IndexFeeder:
         """An index feeder for one run (commit it at the end)."""
@@ -400,3 +393,11 @@ def _show_file_progress(bar, handle: io.BufferedReader, result: FileResult) -> N
 
 def _reason(exc: OSError | ValueError) -> str:
     return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+
+
+def _refresh_statistics(engine, stored: int) -> None:
+    """Fresh planner statistics for the tables a run grew (store/db.py); a failure is only logged."""
+    try:
+        refresh_statistics(engine, stored)
+    except Exception:
+        log.warning("refreshing the database's planner statistics failed", exc_info=True)
