@@ -394,8 +394,10 @@ class View:
         return self._by_story
 
     def average_length(self, fieldname: str) -> Optional[float]:
-        """The mean length of a text field over the live documents, from each document's own (encoded)
-        length, or None for a field without lengths. BM25F scores use it in place of Whoosh's, which
+        """The mean length of a text field over the live documents that have it (as Lucene's BM25 counts it),
+        from each document's own (encoded) length, or None for a field without lengths. Averaged over every
+        document instead, a field most articles lack (captions, credits) would have a tiny mean, and an
+        article's one caption would count as many times too long: its words would score next to nothing. BM25F scores use it in place of Whoosh's, which
         divides each segment's running total (kept exact when written, summed from encoded lengths when
         segments merge, counting deleted documents) by every document: this one is the same however the
         index's segments were written and merged, so the same articles score the same on either search
@@ -405,10 +407,13 @@ class View:
             if not self.parts or any(fieldname not in arrays.lengths for arrays, _ in self.parts):
                 return None
             total = 0.0
+            holding = 0
             for arrays, _ in self.parts:
                 lengths = arrays.lengths[fieldname]
-                total += float(lengths.sum() if arrays.live is None else lengths[arrays.live].sum())
-            found = self._average_lengths[fieldname] = total / max(1, self.live_docs.size)
+                lengths = lengths if arrays.live is None else lengths[arrays.live]
+                total += float(lengths.sum())
+                holding += int(np.count_nonzero(lengths))
+            found = self._average_lengths[fieldname] = total / max(1, holding)
         return found
 
     def accented(self, leaves: list) -> frozenset[str]:
