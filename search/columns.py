@@ -397,11 +397,11 @@ class View:
         """The mean length of a text field over the live documents that have it (as Lucene's BM25 counts it),
         from each document's own (encoded) length, or None for a field without lengths. Averaged over every
         document instead, a field most articles lack (captions, credits) would have a tiny mean, and an
-        article's one caption would count as many times too long: its words would score next to nothing. BM25F scores use it in place of Whoosh's, which
-        divides each segment's running total (kept exact when written, summed from encoded lengths when
-        segments merge, counting deleted documents) by every document: this one is the same however the
-        index's segments were written and merged, so the same articles score the same on either search
-        backend and before and after a reindex."""
+        article's one caption would count as many times too long: its words would score next to nothing.
+        BM25F scores use it in place of Whoosh's, which divides each segment's running total (kept exact
+        when written, summed from encoded lengths when segments merge, counting deleted documents) by every
+        document: this one is the same however the index's segments were written and merged, so the same
+        articles score the same on either search backend and before and after a reindex."""
         found = self._average_lengths.get(fieldname)
         if found is None:
             if not self.parts or any(fieldname not in arrays.lengths for arrays, _ in self.parts):

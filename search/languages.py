@@ -137,6 +137,8 @@ class Analysis:
     stem: Optional[Callable[[str], str]]
     folds: bool = True  # False only for LEGACY
     bigrams: bool = True  # Han, kana and Hangul runs indexed as overlapping pairs (False only for LEGACY)
+    # Words the index keeps that are a language's function words all the same (see FUNCTION_WORDS).
+    function_words: frozenset[str] = frozenset()
 
     def keeps(self, lower: str) -> bool:
         """Whether a lower-cased word is indexed: not a stop word, and not too short."""
@@ -155,13 +157,22 @@ class Analysis:
         return stemmed.translate(_FOLD) if self.folds and not stemmed.isascii() else stemmed
 
 
+# English keeps Whoosh's short stop list in the index (phrases such as "what happened" stay searchable, and
+# indexes built before languages existed stay valid); the rest of the Snowball stop list every other
+# language's index drops ("what", "who", "did", "how", "was") are its function words all the same: a
+# question's "who" is never the rare word it asks about, even in an archive where few articles hold it.
+FUNCTION_WORDS = frozenset(stoplists.get("en", ())) - frozenset(STOP_WORDS)
+
+
 @lru_cache(maxsize=None)
 def analysis(key: str) -> Analysis:
     """The analysis named by `key` (an analysis_key, PLAIN or LEGACY)."""
     if key == LEGACY:
         return Analysis(LEGACY, frozenset(STOP_WORDS), lru_cache(maxsize=100_000)(porter_stem), False, False)
     if key == "en":
-        return Analysis("en", frozenset(STOP_WORDS), lru_cache(maxsize=100_000)(porter_stem))
+        return Analysis(
+            "en", frozenset(STOP_WORDS), lru_cache(maxsize=100_000)(porter_stem), function_words=FUNCTION_WORDS
+        )
     if key in SNOWBALL:
         return Analysis(key, frozenset(stoplists.get(key, ())), _snowball(SNOWBALL[key]))
     return Analysis(PLAIN, frozenset(), None)

@@ -22,6 +22,12 @@ from .timing import timed
 # score): a question's "what", "did" or "said" should not lift an article above one that holds its rarer,
 # telling words. Chosen on the judged development questions (bench/relevance.py --tune; BENCHMARKS.md).
 TIER_MAX_SHARE = 0.0
+# A typed word that at most this many articles hold (fewer than a page: a name, mostly, "Suruc",
+# "Jalalabad") is what a question asks about: in a relaxed answer, the articles holding the rarest such word
+# come first, then those holding the next rarest, before the order by score. A question's common words
+# ("what is happening", "latest news about") otherwise outscore a name that stands once in a long caption.
+# 0 turns it off. A function word ("who", "is") never counts, unless typed in capitals ("WHO").
+RARE_HOLDERS = 10
 # In a relaxed answer, the articles that hold every word (fewer than a page of them) come first.
 ALL_WORDS_FIRST = True
 # Articles holding the typed words in a row come before the rest (a pasted headline or sentence finds its
@@ -115,10 +121,15 @@ class Matching:
         tiers = np.zeros(n, dtype=np.int32)  # telling words matched, for ranking "most"
         spelling: Optional[np.ndarray] = None  # words written as typed, where the archive has accented spellings
         live = max(1, self.view.all_docs().size)
+        rare: list[np.ndarray] = []  # the articles holding each rare word (see RARE_HOLDERS)
         for word in words:
             ids, found = self._evaluate(word_query(word))
             counts[ids] += 1
-            held[ids] = True
+            stopped = None
+            if word.stopped:  # articles of the languages it is a stop word in: they need not hold it
+                stopped = np.zeros(n, dtype=bool)
+                stopped[self._evaluate(analyses_query(word.stopped))[0]] = True
+            held[ids if stopped is None else ids[~stopped[ids]]] = True  # and it makes none of them a hit
             scores[ids] += found * self._kept_share(word)
             typed = self._typed_spelling(word, ids) if rank else None
             if typed is not None:
@@ -126,14 +137,16 @@ class Matching:
                 spelling[ids] += typed
             if ids.size <= TIER_MAX_SHARE * live:
                 tiers[ids] += 1
-            if word.stopped:  # a stop word in an article's language: the article need not hold it
-                stopped = np.zeros(n, dtype=bool)
-                stopped[self._evaluate(analyses_query(word.stopped))[0]] = True
+            if rank and _is_rare(word, ids):
+                rare.append(ids)
+            if stopped is not None:
                 stopped[ids] = False
                 counts[stopped] += 1
         every = allowed & held & (counts == len(words))
+        if rare:
+            tiers = tiers + _rarest_first(rare, n, int(tiers.max()))
         if ALL_WORDS_FIRST:
-            tiers += every.astype(np.int32) * (len(words) + 1)  # above any count of telling words
+            tiers = tiers + every.astype(np.int64) * (int(tiers.max()) + 1)  # above any other tier
         all_words = int(np.count_nonzero(every & _combined(filters, n)))
         if match == MATCH_URL or len(words) == 1:
             return _Matched(every, scores, None, match, spelling=spelling, all_words=all_words)
@@ -259,6 +272,29 @@ class Matching:
         if matched.phrase is not None:
             key = key + matched.phrase[ids] * span
         return -key
+
+
+def _is_rare(word: Word, ids: np.ndarray) -> bool:
+    """Whether `word` is rare (RARE_HOLDERS) among the articles `ids` holding it: never a function word
+    typed in lower case ("who" in "who is Emrah Gurel"; "WHO" may be the organisation)."""
+    if not ids.size or ids.size > RARE_HOLDERS:
+        return False
+    return not word.function_word or (word.text.isupper() and len(word.text) > 1)
+
+
+def _rarest_first(rare: list[np.ndarray], n: int, below: int) -> np.ndarray:
+    """Per document, a tier that ranks the holders of the rarest word first, then of the next rarest (words
+    held by as many articles count alike, an article holding two of them above one holding one), each
+    tier above every combination of commoner words' tiers and of the `below` tiers already given."""
+    weights = {}
+    total = below
+    for size in sorted({ids.size for ids in rare}, reverse=True):  # commonest first
+        weights[size] = total + 1
+        total += weights[size] * sum(1 for ids in rare if ids.size == size)
+    out = np.zeros(n, dtype=np.int64)
+    for ids in rare:
+        out[ids] += weights[ids.size]
+    return out
 
 
 def _holds(ids: np.ndarray, doc: int) -> bool:

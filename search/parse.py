@@ -96,6 +96,9 @@ class Word:
     stopped: tuple[str, ...] = ()
     # For each term, the analyses that read the word as it: the articles it is looked for in (empty: all).
     scopes: tuple[tuple[str, ...], ...] = ()
+    # A stop word of one of its analyses, or of English's longer list (languages.FUNCTION_WORDS): never
+    # ranked as a rare word (search/matching.py), unless typed in capitals ("WHO").
+    function_word: bool = False
 
     @property
     def term(self) -> str:
@@ -342,7 +345,8 @@ class _Reading:
             scopes = self.scopes(by_key)
             if scopes:
                 stopped = tuple(k for k, t in by_key.items() if t is None)
-                found.append(Word(typed, tuple(scopes), self.plain(lower), stopped, tuple(scopes.values())))
+                function = bool(stopped) or any(lower in analysis(k).function_words for k in by_key)
+                found.append(Word(typed, tuple(scopes), self.plain(lower), stopped, tuple(scopes.values()), function))
         if not found and note_ignored and re.search(r"\w", text):
             self.ignored.append(text)
         return found
