@@ -22,12 +22,15 @@ from .timing import timed
 # score): a question's "what", "did" or "said" should not lift an article above one that holds its rarer,
 # telling words. Chosen on the judged development questions (bench/relevance.py --tune; BENCHMARKS.md).
 TIER_MAX_SHARE = 0.0
-# A typed word that at most this many articles hold (fewer than a page: a name, mostly, "Suruc",
-# "Jalalabad") is what a question asks about: in a relaxed answer, the articles holding the rarest such word
-# come first, then those holding the next rarest, before the order by score. A question's common words
-# ("what is happening", "latest news about") otherwise outscore a name that stands once in a long caption.
-# 0 turns it off. A function word ("who", "is") never counts, unless typed in capitals ("WHO").
+# A typed name that at most this many articles hold (fewer than a page: "Suruc", "Jalalabad") is what a
+# question asks about: in a relaxed answer, the articles holding the rarest such name come first, then those
+# holding the next rarest, before the order by score. A question's common words ("what is happening",
+# "latest news about") otherwise outscore a name that stands once in a long caption. A name: a word that at
+# least NAME_SHARE of the articles holding it write capitalised inside a sentence, and not a function word
+# ("who", "is") unless typed in capitals ("WHO"). Rare words that are no names ("digitise", "unreleased")
+# do not count: in a long question they are often words the relevant articles put otherwise.
 RARE_HOLDERS = 10
+NAME_SHARE = 0.5
 # In a relaxed answer, the articles that hold every word (fewer than a page of them) come first.
 ALL_WORDS_FIRST = True
 # Articles holding the typed words in a row come before the rest (a pasted headline or sentence finds its
@@ -137,7 +140,7 @@ class Matching:
                 spelling[ids] += typed
             if ids.size <= TIER_MAX_SHARE * live:
                 tiers[ids] += 1
-            if rank and _is_rare(word, ids):
+            if rank and self._rare_name(word, ids):
                 rare.append(ids)
             if stopped is not None:
                 stopped[ids] = False
@@ -156,6 +159,15 @@ class Matching:
         if all_words >= per_page:
             return _Matched(every, scores, None, MATCH_ALL, phrase, spelling, all_words)
         return _Matched(allowed & held, scores, tiers, MATCH_MOST, phrase, spelling, all_words)
+
+    def _rare_name(self, word: Word, ids: np.ndarray) -> bool:
+        """Whether `word`, held by the articles `ids`, is a rare name (RARE_HOLDERS)."""
+        if not ids.size or ids.size > RARE_HOLDERS or self.legacy:
+            return False
+        if word.function_word and not (word.text.isupper() and len(word.text) > 1):
+            return False
+        names, _ = self._evaluate(query.Term("name", word.plain))
+        return names.size >= NAME_SHARE * ids.size
 
     def _kept_share(self, word: Word) -> float:
         """The share of the archive's articles whose language does not drop the word as a stop word: what
@@ -272,14 +284,6 @@ class Matching:
         if matched.phrase is not None:
             key = key + matched.phrase[ids] * span
         return -key
-
-
-def _is_rare(word: Word, ids: np.ndarray) -> bool:
-    """Whether `word` is rare (RARE_HOLDERS) among the articles `ids` holding it: never a function word
-    typed in lower case ("who" in "who is Emrah Gurel"; "WHO" may be the organisation)."""
-    if not ids.size or ids.size > RARE_HOLDERS:
-        return False
-    return not word.function_word or (word.text.isupper() and len(word.text) > 1)
 
 
 def _rarest_first(rare: list[np.ndarray], n: int, below: int) -> np.ndarray:

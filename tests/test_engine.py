@@ -35,6 +35,7 @@ from search.languages import fold
 from search.matching import (
     ALL_WORDS_FIRST,
     MATCH_MOST,
+    NAME_SHARE,
     PHRASE_CHECK_DOCS,
     PHRASE_FIELDS,
     RARE_HOLDERS,
@@ -461,10 +462,12 @@ class Reference:
                         for d in matched:
                             if d in tiers:
                                 tiers[d] += 1
-                rare_words = [
+                rare_words = [  # names (written capitalised inside sentences) few articles hold
                     m
                     for w, m in zip(typed, held, strict=True)
-                    if 0 < len(m) <= RARE_HOLDERS and (not w.function_word or (w.text.isupper() and len(w.text) > 1))
+                    if 0 < len(m) <= RARE_HOLDERS
+                    and (not w.function_word or (w.text.isupper() and len(w.text) > 1))
+                    and len(self.hits(query.Term("name", w.plain))) >= NAME_SHARE * len(m)
                 ]
                 levels = sorted({len(m) for m in rare_words})
                 rare = {d: tuple(-sum(d in m for m in rare_words if len(m) == k) for k in levels) for d in final}
