@@ -272,6 +272,7 @@ QUESTIONS = (
     "what happened to {}",
     "who is {}",
     "latest news about {}",
+    "what is happening in {lower}",  # the name typed in lower case
 )
 NAME_HOLDERS = 3
 ADDRESS = re.compile(r"\S*(?:https?:|www\.|\.com\b|\.ly/|@)\S*")
@@ -435,7 +436,7 @@ def main() -> int:
     question_misses = []
     for where, name, ids in asked:
         for template in QUESTIONS:
-            typed = template.format(name)
+            typed = template.format(name, lower=name.lower())
             for system in (ours, fts):
                 ok = bool(ids & set(system.search(typed)[:NAME_HOLDERS]))
                 results[(system.name, f"names in questions, {where}")].append((name, ok))
@@ -454,7 +455,7 @@ def main() -> int:
         f"Accented capitalised words held by at most {MAX_HOLDERS} articles: {len(rare)}; non-English known "
         f"items: {len(items)}; misspellings: {len(typos)}; names that must not be corrected: {len(names)}; "
         f"names of English articles held by at most {NAME_HOLDERS} (written capitalised, never in lower case), "
-        f"each asked as {' / '.join(repr(t.format('NAME')) for t in QUESTIONS)}: {len(asked)} "
+        f"each asked as {' / '.join(repr(t.format('NAME', lower='name')) for t in QUESTIONS)}: {len(asked)} "
         f"({sum(w == 'only in captions' for w, _, _ in asked)} only in captions); found when an article holding "
         f"the name is in the first {NAME_HOLDERS}.",
         "",

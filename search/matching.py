@@ -26,11 +26,13 @@ TIER_MAX_SHARE = 0.0
 # question asks about: in a relaxed answer, the articles holding the rarest such name come first, then those
 # holding the next rarest, before the order by score. A question's common words ("what is happening",
 # "latest news about") otherwise outscore a name that stands once in a long caption. A name: a word that at
-# least NAME_SHARE of the articles holding it write capitalised inside a sentence, and not a function word
-# ("who", "is") unless typed in capitals ("WHO"). Rare words that are no names ("digitise", "unreleased")
-# do not count: in a long question they are often words the relevant articles put otherwise.
+# least NAME_SHARE of the articles holding it write capitalised inside a sentence, or (TYPED_NAMES) that was
+# typed capitalised after the query's first word; never a function word ("who", "is") unless typed in
+# capitals ("WHO"). Rare words that are no names ("digitise", "unreleased") do not count: in a long question
+# they are often words the relevant articles put otherwise.
 RARE_HOLDERS = 10
 NAME_SHARE = 0.5
+TYPED_NAMES = True
 # In a relaxed answer, the articles that hold every word (fewer than a page of them) come first.
 ALL_WORDS_FIRST = True
 # Articles holding the typed words in a row come before the rest (a pasted headline or sentence finds its
@@ -140,7 +142,7 @@ class Matching:
                 spelling[ids] += typed
             if ids.size <= TIER_MAX_SHARE * live:
                 tiers[ids] += 1
-            if rank and self._rare_name(word, ids):
+            if rank and self._rare_name(word, ids, word is not words[0]):
                 rare.append(ids)
             if stopped is not None:
                 stopped[ids] = False
@@ -160,12 +162,15 @@ class Matching:
             return _Matched(every, scores, None, MATCH_ALL, phrase, spelling, all_words)
         return _Matched(allowed & held, scores, tiers, MATCH_MOST, phrase, spelling, all_words)
 
-    def _rare_name(self, word: Word, ids: np.ndarray) -> bool:
-        """Whether `word`, held by the articles `ids`, is a rare name (RARE_HOLDERS)."""
+    def _rare_name(self, word: Word, ids: np.ndarray, inside: bool = False) -> bool:
+        """Whether `word`, held by the articles `ids`, is a rare name (RARE_HOLDERS); `inside`: it was not
+        the query's first word (then typed capitalised, it is a name as typed)."""
         if not ids.size or ids.size > RARE_HOLDERS or self.legacy:
             return False
         if word.function_word and not (word.text.isupper() and len(word.text) > 1):
             return False
+        if TYPED_NAMES and inside and word.text[:1].isupper():
+            return True
         names, _ = self._evaluate(query.Term("name", word.plain))
         return names.size >= NAME_SHARE * ids.size
 

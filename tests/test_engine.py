@@ -40,6 +40,7 @@ from search.matching import (
     PHRASE_FIELDS,
     RARE_HOLDERS,
     TIER_MAX_SHARE,
+    TYPED_NAMES,
     _rarest_first,
 )
 from search.parse import analyse, analyses_query, parse_query, term_query, word_query
@@ -467,7 +468,10 @@ class Reference:
                     for w, m in zip(typed, held, strict=True)
                     if 0 < len(m) <= RARE_HOLDERS
                     and (not w.function_word or (w.text.isupper() and len(w.text) > 1))
-                    and len(self.hits(query.Term("name", w.plain))) >= NAME_SHARE * len(m)
+                    and (
+                        (TYPED_NAMES and w is not typed[0] and w.text[:1].isupper())
+                        or len(self.hits(query.Term("name", w.plain))) >= NAME_SHARE * len(m)
+                    )
                 ]
                 levels = sorted({len(m) for m in rare_words})
                 rare = {d: tuple(-sum(d in m for m in rare_words if len(m) == k) for k in levels) for d in final}

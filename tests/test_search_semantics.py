@@ -221,6 +221,7 @@ def test_a_question_mark_ends_a_question_and_does_not_make_a_wildcard(client, q,
     "q",
     [
         "what is happening in Suruc",
+        "what is happening in suruc",
         "What happened in Suruc?",
         "what is happening to the refugees in Suruç",
         "who is Emrah Gurel",  # the photographer, named only in the caption's credit
