@@ -148,10 +148,7 @@ class Matching:
                 stopped[ids] = False
                 counts[stopped] += 1
         every = allowed & held & (counts == len(words))
-        if rare:
-            tiers = tiers + _rarest_first(rare, n, int(tiers.max()))
-        if ALL_WORDS_FIRST:
-            tiers = tiers + every.astype(np.int64) * (int(tiers.max()) + 1)  # above any other tier
+        tiers = _ranked_tiers(tiers, rare, every)
         all_words = int(np.count_nonzero(every & _combined(filters, n)))
         if match == MATCH_URL or len(words) == 1:
             return _Matched(every, scores, None, match, spelling=spelling, all_words=all_words)
@@ -289,6 +286,18 @@ class Matching:
         if matched.phrase is not None:
             key = key + matched.phrase[ids] * span
         return -key
+
+
+def _ranked_tiers(tiers: np.ndarray, rare: list[np.ndarray], every: np.ndarray) -> np.ndarray:
+    """A relaxed answer's tiers: the articles holding every word (ALL_WORDS_FIRST), then the rare names'
+    (_rarest_first), then the telling words' count `tiers` (TIER_MAX_SHARE)."""
+    if not tiers.size:
+        return tiers
+    if rare:
+        tiers = tiers + _rarest_first(rare, tiers.size, int(tiers.max()))
+    if ALL_WORDS_FIRST:
+        tiers = tiers + every.astype(np.int64) * (int(tiers.max()) + 1)  # above any other tier
+    return tiers
 
 
 def _rarest_first(rare: list[np.ndarray], n: int, below: int) -> np.ndarray:
