@@ -157,29 +157,49 @@ def _strip_notes(text: str) -> str:
         text = trimmed
 
 
+_SENTENCE_END = re.compile(r"(?<=[a-z])\.\s+(?=[A-Z])")
+# A web address names one organisation, slashes and all ("Image credit: www.apple.com/in/").
+_WEB_ADDRESS = re.compile(r"(?:https?://)?(?:www\.)?[\w-]+(?:\.[\w-]+)*\.[a-z]{2,6}\b(?:/[\w./-]*)?", re.I)
+# A stock contributor's user name ("dietwalther/stock.adobe.com").
+_USER_NAME = re.compile(r"^[a-z][\w.\-]{2,30}$")
+
+
+def _split_parts(origin: str) -> list[str]:
+    addresses: list[str] = []
+
+    def hold(m: re.Match) -> str:
+        addresses.append(m.group(0))
+        return f"\x00{len(addresses) - 1}\x00"
+
+    held = _WEB_ADDRESS.sub(hold, origin)
+    parts = re.split(r"\s*/\s*|\s*\|\s*|\s+-\s+|,\s+|;\s*|\s*[()]\s*", held)
+    return [re.sub(r"\x00(\d+)\x00", lambda m: addresses[int(m.group(1))], p) for p in parts]
+
+
 def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional[str], list[Agency], list[str]]:
     """A credit's parts ("Saul Loeb/AFP", "Ric Clarson/PGA Tour Archive") read into a photographer, the known
     agencies and the other organisations named. Beside an agency or organisation (or after "Photo by",
     before "via") a name is its photographer; alone it must start with a known first name to be one
     ("Markus Leitner", not "Blue Origin"). `described`: a long description before "via" is a handout's
     origin, not an organisation's name."""
-    pieces = [
-        re.sub(r"^(?:19|20)\d\d\s+", "", _LEAD_IN.sub("", p.strip(" ()[]")).strip())  # "Mark Wilson/2011 Getty Images"
-        for p in re.split(r"\s*/\s*|\s*\|\s*|\s+-\s+|,\s+|;\s*|\s*[()]\s*", origin)
-        if p.strip(" ()[]")
-    ]
+    written = [p.strip(" ()[]") for p in _split_parts(origin) if p.strip(" ()[]")]
+    # "Mark Wilson/2011 Getty Images"
+    pieces = [re.sub(r"^(?:19|20)\d\d\s+", "", _LEAD_IN.sub("", p).strip()) for p in written]
     known_agency = any(find_agency(p) for p in pieces)
     beside = beside or known_agency or any(_ORG_WORDS.search(p) for p in pieces)
     photographer: Optional[str] = None
     agencies: list[Agency] = []
     organisations: list[str] = []
-    for part in pieces:
+    for part, as_written in zip(pieces, written, strict=True):
         found = find_agency(part)
         if found is not None:
             agencies.append(found)
             continue
         name = _tidy_name(part)
-        if (
+        user = known_agency and part == as_written and bool(_USER_NAME.match(part)) and part not in _NOT_A_NAME
+        if photographer is None and user:
+            photographer = name
+        elif (
             photographer is None
             and _could_be_photographer(name)
             and (
@@ -210,8 +230,15 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     of Kursk Region, via Reuters", "Pool photo by ...") names no photographer unless a person is named as
     taking it. A part is a person when it reads as a name and starts with a known first name."""
     text = collapse(credit).strip(" .()")
+    sentences = [p for p in _SENTENCE_END.split(text) if p.strip(" .")]
+    if len(sentences) > 1 and all(is_credit(p) for p in sentences):
+        # "Photo illustration by Slate. Photo by David Dyer-Bennet.": the sentence naming a photographer.
+        readings = [parse_credit(p) for p in sentences]
+        return next((r for r in readings if r[0]), readings[0])
     by_line = bool(re.match(r"^(?:(?:pool\s+)?photo(?:graph)?s?|pictures?|images?)\s+by\s+", text, re.I))
     for _ in range(2):
+        if find_agency(re.split(r"\s*[/|,]\s*", text)[0]) is not None:
+            break  # "picture alliance / dpa": an agency's name, not a "Picture:" label
         text = _LEAD_IN.sub("", text).strip()
     pool = bool(re.match(r"^pool\b", text, re.I))
     courtesy = bool(re.match(r"^(?:photo\s+)?courtesy\b", text, re.I))
@@ -289,7 +316,7 @@ def _is_organisation(name: str) -> bool:
     words = name.split()
     if not words or len(words) > 8 or name.casefold() in _NOT_A_NAME:
         return False
-    return words[0][:1].isupper() or words[0][:1].isdigit() or bool(re.match(r"^[a-z0-9.-]+\.[a-z]{2,6}$", name))
+    return words[0][:1].isupper() or words[0][:1].isdigit() or bool(_WEB_ADDRESS.fullmatch(name))
 
 
 def is_credit(text: str) -> bool:

@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Iterable, Optional
 from urllib.parse import urljoin
 
-from bs4 import BeautifulSoup, Tag
+from bs4 import BeautifulSoup, NavigableString, Tag
 
 from ..credits import MAX_CAPTION_WORDS, caption_from_parts, find_agency, is_credit, parse_credit, split_caption
 from ..normalise import collapse
@@ -91,16 +91,24 @@ def _word_count(tag: Tag, limit: int) -> int:
 
 
 def is_caption_node(tag: Tag) -> bool:
-    if tag.name == "figcaption":
-        return True
+    if tag.name == "figcaption" or (tag.name == "caption" and tag.find_parent("table") is None):
+        return True  # a <caption> outside a table: a picture's caption written with the table's tag
     if tag.name in _NEVER:
         return False
-    return bool(CAPTION_WORDS & name_words(tag)) or bool(CAPTION_ITEMPROPS & _itemprop(tag))
+    words = name_words(tag)
+    if CAPTION_WORDS & words or CAPTION_ITEMPROPS & _itemprop(tag):
+        return True
+    return any(w.endswith(_CAPTION_ENDINGS) for w in words)  # "thumbcaption", "photocaption", "imgcutline"
+
+
+_CAPTION_ENDINGS = ("caption", "cutline", "bildunterschrift")
 
 
 def is_credit_node(tag: Tag) -> bool:
     if tag.name in _NEVER:
         return False
+    if is_caption_node(tag) and first_descendant(tag, (), is_caption_node) is not None:
+        return False  # "<figcaption class=image__caption-credit>" holding the caption and the credit
     return bool(CREDIT_WORDS & name_words(tag)) or bool(
         CREDIT_ITEMPROPS & _itemprop(tag)
         and tag.find_parent(lambda t: t.name in ("figure", "figcaption") or is_caption_node(t)) is not None
@@ -161,6 +169,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
         if not furniture:
             found.extend(captions)
     found.extend(_captions_agreeing_with_alt(root))
+    found.extend(_captions_beside_pictures(root))
     # Credits outside any caption ("<span class=credit>" under a picture): never body text. A credit block
     # that holds the caption too ("Paul Volcker ... in 2009. (Saul Loeb/AFP/Getty Images)") is kept as one.
     for tag in [t for t in tags_in(root) if is_credit_node(t)]:
@@ -219,12 +228,16 @@ def _teaser(group: Tag) -> bool:
     """A caption that is another story's teaser: inside a link to another page (a link to the picture file
     itself is a lightbox, not a teaser), or whose whole text is a link."""
     link = group.find_parent("a")
-    if link is not None:
-        href = str(link.get("href") or "").strip()
-        if href and not href.startswith(("#", "javascript:")) and not _IMAGE_FILE.search(href):
-            return True
-    links = " ".join(_text(a) for a in group.find_all("a") if str(a.get("href") or "").strip() not in ("", "#"))
+    if link is not None and _leads_away(link):
+        return True
+    links = " ".join(_text(a) for a in group.find_all("a") if _leads_away(a))
     return bool(links) and _key(links) == _key(_text(group))
+
+
+def _leads_away(link: Tag) -> bool:
+    """A link to another page: not to a place on this one, a script, or the picture's own file (a lightbox)."""
+    href = str(link.get("href") or "").strip()
+    return bool(href) and not href.startswith(("#", "javascript:")) and not _IMAGE_FILE.search(href)
 
 
 def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[CaptionData]:
@@ -253,6 +266,95 @@ def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[CaptionData]:
             found.append(caption)
         block.decompose()
     return found
+
+
+# A picture counts as the article's photo unless its width or height attribute says it is smaller than
+# this (an icon, an avatar, a rating's stars).
+MIN_PHOTO_PIXELS = 100
+# Class or id words of a box around a picture that is not the article's photo.
+_NOT_PHOTO_WORDS = frozenset(
+    {"author", "avatar", "profile", "byline", "logo", "icon", "ad", "ads", "advert", "sponsor"}
+)
+_BYLINE_START = re.compile(r"^(?:by|von|par|por|di|door|av|af)\s", re.I)
+_EMPHASIS = frozenset({"em", "i", "small", "center", "cite"})
+
+
+def _small_picture(img: Tag) -> bool:
+    for attribute in ("width", "height"):
+        value = str(img.get(attribute) or "").strip().removesuffix("px")
+        if value.isdigit() and int(value) < MIN_PHOTO_PIXELS:
+            return True
+    return False
+
+
+def _captions_beside_pictures(root: BeautifulSoup | Tag) -> list[CaptionData]:
+    """Captions set without caption markup, told by layout: the short text sharing a small box with one
+    picture and nothing else ("<div><img><span>Text</span></div>", a table cell under the picture), or a short
+    emphasised or credited line standing right after a picture in the story ("<p><img></p><p><em>Text</em></p>")."""
+    found: list[CaptionData] = []
+    for img in [t for t in tags_in(root) if t.name == "img"]:
+        if removed(img) or _small_picture(img) or in_furniture(img):
+            continue
+        holder, box = img, img.parent
+        while box is not None and box.name not in _NEVER and not _text(box):
+            holder, box = box, box.parent
+        if box is None or any(_NOT_PHOTO_WORDS & name_words(t) for t in (img, *img.parents) if t is not box.parent):
+            continue
+        block = _box_caption(box, holder) or _line_after(holder)
+        if block is None or _teaser(block):
+            continue
+        text = _clean_caption_text(_text(block))
+        split = split_caption(text)
+        caption = caption_from_parts(split[0], split[1]) if split else caption_from_parts(*_credit_line(text))
+        if len(caption.text.split()) >= 2 and is_caption_text(caption.text) and not _BYLINE_START.match(text):
+            caption.image_url = _image_address(img)
+            found.append(caption)
+            block.decompose()
+    return found
+
+
+def _box_caption(box: Tag, holder: Tag) -> Optional[Tag]:
+    """`box` (the smallest block around the picture holding text) when it holds this one picture, a short text
+    in elements of its own and no heading or link text."""
+    if box.name in ("p", "li", "a") or box.find_parent(("a", "button", "math")) is not None:
+        return None
+    words = _word_count(box, MAX_ALT_CAPTION_WORDS)
+    if words < MIN_BOX_CAPTION_WORDS or words > MAX_ALT_CAPTION_WORDS:
+        return None
+    if any(isinstance(c, NavigableString) and c.strip() for c in box.children):
+        return None  # text running beside the picture: a paragraph with a picture in it
+    texts = [c for c in box.children if isinstance(c, Tag) and c is not holder and _text(c)]
+    if len(texts) != 1 or first_descendant(box, _CONTROLS + ("math", "time")) is not None:
+        return None  # several lines (a teaser's title, author and date), a button's label, a formula
+    if sum(1 for t in box.find_all("img") if not _small_picture(t)) != 1 or _links_or_headings(box):
+        return None
+    return box
+
+
+def _line_after(holder: Tag) -> Optional[Tag]:
+    """The element right after the picture's holder when it is a short line in emphasis (italics, small
+    print, centred) or one ending in a photo credit."""
+    sibling = holder.next_sibling
+    while sibling is not None and not isinstance(sibling, Tag):
+        if str(sibling).strip():
+            return None
+        sibling = sibling.next_sibling
+    if sibling is None or sibling.name not in _BLOCKS or _links_or_headings(sibling):
+        return None
+    words = _word_count(sibling, MAX_ALT_CAPTION_WORDS)
+    if not words or words > MAX_ALT_CAPTION_WORDS or first_descendant(sibling, _PICTURES) is not None:
+        return None
+    text = _text(sibling)
+    inner = sibling if sibling.name in _EMPHASIS else first_descendant(sibling, _EMPHASIS)
+    if inner is not None and _key(_text(inner)) == _key(text):
+        return sibling
+    return sibling if split_caption(text) else None
+
+
+def _links_or_headings(block: Tag) -> bool:
+    if first_descendant(block, ("h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "table", "form")) is not None:
+        return True
+    return any(_text(a) for a in block.find_all("a"))
 
 
 # A block after a picture is its caption when it agrees with the picture's alt text this well (token-F1,
