@@ -39,7 +39,7 @@ from .htmlbody import (
     word_count,
     words,
 )
-from .htmlcaptions import extract_captions, is_caption_text
+from .htmlcaptions import extract_captions, is_caption_text, same_photo
 from .htmlmeta import PageMeta, read_meta
 from .htmltitle import choose_headline
 
@@ -348,7 +348,7 @@ def _metadata_caption(
     words = set(key.split())
     if any(len(words & set(_key(c.text).split())) >= len(words) / 2 for c in shown):
         return []
-    if shown and (not address or any(c.image_url and _same_photo(address, c.image_url) for c in shown)):
+    if shown and (not address or any(c.image_url and same_photo(address, c.image_url) for c in shown)):
         return []  # the page shows this photo's caption (worded for sharing here), or may
     if not credit:
         split = split_caption(text)
@@ -359,16 +359,6 @@ def _metadata_caption(
         return []
     caption.image_url = address
     return [caption]
-
-
-def _same_photo(a: str, b: str) -> bool:
-    """Two addresses of one photo, maybe in other sizes: their file names share a word of 6 or more letters."""
-
-    def words(url: str) -> set[str]:
-        name = urlsplit(url).path.rsplit("/", 1)[-1]
-        return {w for w in re.split(r"[^a-z0-9]+", name.casefold()) if len(w) >= 6 and not w.isdigit()}
-
-    return bool(words(a) & words(b)) or urlsplit(a).path == urlsplit(b).path
 
 
 def _first_sentence(paragraphs: list[str]) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from typing import Iterable, Optional
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from bs4 import BeautifulSoup, NavigableString, Tag
 
@@ -354,7 +354,15 @@ def _line_after(holder: Tag) -> Optional[Tag]:
 def _links_or_headings(block: Tag) -> bool:
     if first_descendant(block, ("h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "table", "form")) is not None:
         return True
-    return any(_text(a) for a in block.find_all("a"))
+    linked = [t for t in (_text(a) for a in block.find_all("a")) if t]
+    if not linked:
+        return False
+    # A link in the credit is the photographer's or the source's ("... via <a>iFixit</a>"); anywhere else it
+    # is a teaser's or a notice's ("click here to watch").
+    text = _text(block)
+    split = split_caption(text)
+    credit = split[1] if split else (text.rsplit(" via ", 1)[1] if " via " in text else "")
+    return not all(t in credit for t in linked)
 
 
 # A block after a picture is its caption when it agrees with the picture's alt text this well (token-F1,
@@ -520,13 +528,16 @@ def _credit_line(text: str) -> tuple[str, Optional[str]]:
 
 
 def _unique(captions: Iterable[CaptionData]) -> list[CaptionData]:
-    """Drop repeats: the same text, or a shortened copy ("... more") of a longer caption already kept."""
+    """Drop repeats: the same text, or a shortened copy ("... more") of a longer caption already kept. The same
+    words under two different photos are two captions (a gallery whose photos share one caption)."""
     kept: list[CaptionData] = []
     for caption in captions:
         key = _key(caption.text)
         if not key:
             continue
         for i, other in enumerate(kept):
+            if caption.image_url and other.image_url and not same_photo(caption.image_url, other.image_url):
+                continue
             other_key = _key(other.text)
             if key == other_key or (len(key) >= MIN_PREFIX_CHARS and other_key.startswith(key)):
                 if other.credit is None and caption.credit:
@@ -597,6 +608,16 @@ def is_caption_text(text: str) -> bool:
     if text.strip().startswith("(") and any(find_agency(p) for p in re.split(r"\s*/\s*|\s+via\s+", bare)):
         return False  # "(Getty Images via @daylife)"
     return True
+
+
+def same_photo(a: str, b: str) -> bool:
+    """Two addresses of one photo, maybe in other sizes: their file names share a word of 6 or more letters."""
+
+    def words(url: str) -> set[str]:
+        name = urlsplit(url).path.rsplit("/", 1)[-1]
+        return {w for w in re.split(r"[^a-z0-9]+", name.casefold()) if len(w) >= 6 and not w.isdigit()}
+
+    return bool(words(a) & words(b)) or urlsplit(a).path == urlsplit(b).path
 
 
 def _with_credit(caption: CaptionData, credit: str, image_url: Optional[str] = None) -> CaptionData:
