@@ -20,6 +20,13 @@ from ingest.credits import is_credit, parse_credit, split_caption
         ("EPA-EFE/Rungroj Yongrit", "Rungroj Yongrit", "EPA-EFE"),
         ("Photograph: Peter Byrne/PA", "Peter Byrne", "PA"),
         ("Photo: Reuters", None, "Reuters"),
+        # a web address is one name; a stock site's contributor is named by a user name
+        ("Image credit: www.example-maker.com/in/", None, "www.example-maker.com/in/"),
+        ("Foto: hafenfoto/stock.adobe.com", "hafenfoto", "Adobe Stock"),
+        ("Foto: picture alliance / dpa", None, "dpa"),
+        ("dpa/picture alliance", None, "dpa"),
+        # several sentences: the one naming who took the photo
+        ("Photo illustration by Harbour Times. Photo by Dana Whitlow.", "Dana Whitlow", None),
     ],
 )
 def test_credits_split_into_photographer_and_agency(credit, photographer, agency):

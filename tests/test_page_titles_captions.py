@@ -266,3 +266,91 @@ def test_credits_written_in_their_own_element_or_after_a_caption_are_split_off()
         ("The bridge is back home after a month.", "Karl Mondon", "Bay Area News Group"),
         ("The family at the bridge in 1960.", None, None),
     ]
+
+
+def test_a_caption_sharing_a_small_box_with_its_picture_is_found_and_kept_out_of_the_body():
+    # Old and hand-made layouts: no caption markup, the picture and its words alone in a box or a table.
+    boxed = "Harbour master Ines Rowe on the closed bridge, which has carried cars since 1921."
+    tabled = "The east pier after the storm of March 3."
+    body = (
+        f"<article><h1>{HEADLINE}</h1>"
+        + paragraphs_html(STORY[:2])
+        + f"<div class='pic'><div><img src='/rowe.jpg' width='600'></div><div>{boxed}</div></div>"
+        + paragraphs_html(STORY[2:4])
+        + f"<table><tr><td><img src='/pier.jpg'></td></tr><tr><td class='x'>{tabled}</td></tr></table>"
+        + paragraphs_html(STORY[4:])
+        + "</article>"
+    )
+    article = read(page("", body))
+    assert [c.text for c in article.captions] == [boxed, tabled]
+    assert [c.image_url for c in article.captions] == [None, None]  # relative addresses on a page with no URL
+    assert not any("Ines Rowe" in p or "east pier" in p for p in article.paragraphs)
+
+
+def test_an_emphasised_line_or_a_credited_line_right_after_a_picture_is_its_caption():
+    emphasised = "The bridge seen from the ferry in 1998"
+    credited = "Cars queue at the bridge on its last open day. (Photo: Tom Ellery)"
+    body = (
+        f"<article><h1>{HEADLINE}</h1>"
+        + paragraphs_html(STORY[:2])
+        + f"<img src='/a.jpg'><center><em>{emphasised} via <a href='https://archive.example'>Harbour Archive</a>"
+        + "</em></center>"
+        + paragraphs_html(STORY[2:4])
+        + f"<p><img src='/b.jpg'></p><p>{credited}</p>"
+        + paragraphs_html(STORY[4:])
+        + "</article>"
+    )
+    captions = read(page("", body)).captions
+    assert [c.text for c in captions] == [
+        f"{emphasised} via Harbour Archive",
+        "Cars queue at the bridge on its last open day.",
+    ]
+    assert captions[1].photographer == "Tom Ellery"
+
+
+def test_text_beside_a_picture_that_is_not_its_caption_stays_out_of_the_captions():
+    body = (
+        f"<article><h1>{HEADLINE}</h1>"
+        # a byline with the author's head shot, a teaser card, an icon button, a rating's stars
+        + "<div class='author-box'><img src='/me.jpg'><span>By Ines Rowe, transport reporter</span></div>"
+        + "<div><img src='/t.jpg'><div><a href='/ferry'>Ferry timetable changes again as storms close it</a></div></div>"
+        + "<div><button><img src='/x.svg'><span>Close the menu now</span></button></div>"
+        + "<p><img src='/stars.svg' width='80' height='16'><br>Lovely article about the bridge and the town.</p>"
+        + "<div><img src='/m.jpg'><span>Letzte Änderung:</span><span>14.01.2022 um 09:25</span></div>"
+        + paragraphs_html()
+        + "</article>"
+    )
+    assert read(page("", body)).captions == []
+
+
+def test_a_gallery_whose_photos_share_one_caption_keeps_it_for_each_photo_and_a_lightbox_copy_once():
+    shared = "Volunteers clear the harbour path after the storm."
+    gallery = "".join(
+        f"<figure><img src='/gallery/path-{n}.jpg'><figcaption>{shared}</figcaption></figure>" for n in "ab"
+    )
+    lightbox = f"<div class='lightbox'><img src='/gallery/path-a-1200x800.jpg'><p class='caption'>{shared}</p></div>"
+    body = f"<article><h1>{HEADLINE}</h1>" + gallery + paragraphs_html() + lightbox + "</article>"
+    captions = read(page("", body)).captions
+    assert [c.text for c in captions] == [shared, shared]
+
+
+def test_a_figcaption_named_for_caption_and_credit_keeps_both():
+    figure = (
+        "<figure><img src='/f.jpg'><figcaption class='image__caption-credit'>"
+        "<div class='image__caption'>The bridge in 1987.</div>"
+        "<div class='image__credit'>Photo illustration by Harbour Times. Photo by Dana Whitlow.</div>"
+        "</figcaption></figure>"
+        "<div class='thumb'><img src='/g.jpg'><div class='thumbcaption'>The bridge under repair in 2002</div></div>"
+    )
+    body = (
+        f"<article><h1>{HEADLINE}</h1>"
+        + paragraphs_html(STORY[:2])
+        + figure
+        + paragraphs_html(STORY[2:])
+        + "</article>"
+    )
+    captions = read(page("", body)).captions
+    assert [(c.text, c.photographer) for c in captions] == [
+        ("The bridge in 1987.", "Dana Whitlow"),
+        ("The bridge under repair in 2002", None),
+    ]

@@ -316,7 +316,7 @@ def _captions_beside_pictures(root: BeautifulSoup | Tag) -> list[CaptionData]:
 def _box_caption(box: Tag, holder: Tag) -> Optional[Tag]:
     """`box` (the smallest block around the picture holding text) when it holds this one picture, a short text
     in elements of its own and no heading or link text."""
-    if box.name in ("p", "li", "a") or box.find_parent(("a", "button", "math")) is not None:
+    if box.name in ("p", "li", "a", *_CONTROLS) or box.find_parent(("a", "button", "math")) is not None:
         return None
     words = _word_count(box, MAX_ALT_CAPTION_WORDS)
     if words < MIN_BOX_CAPTION_WORDS or words > MAX_ALT_CAPTION_WORDS:
