@@ -159,7 +159,7 @@ def _strip_notes(text: str) -> str:
 
 _SENTENCE_END = re.compile(r"(?<=[a-z])\.\s+(?=[A-Z])")
 # A web address names one organisation, slashes and all ("Image credit: www.apple.com/in/").
-_WEB_ADDRESS = re.compile(r"(?:https?://)?(?:www\.)?[\w-]+(?:\.[\w-]+)*\.[a-z]{2,6}\b(?:/[\w./-]*)?", re.I)
+_WEB_ADDRESS = re.compile(r"(?:https?://)?(?:www\.)?[\w-]+(?:\.[\w-]+)*\.[a-zA-Z]{2,6}\b(?:/[a-z0-9._-]+)*(?:/(?=\s|$))?")
 # A stock contributor's user name ("dietwalther/stock.adobe.com").
 _USER_NAME = re.compile(r"^[a-z][\w.\-]{2,30}$")
 
@@ -172,7 +172,12 @@ def _split_parts(origin: str) -> list[str]:
         return f"\x00{len(addresses) - 1}\x00"
 
     held = _WEB_ADDRESS.sub(hold, origin)
-    parts = re.split(r"\s*/\s*|\s*\|\s*|\s+-\s+|,\s+|;\s*|\s*[()]\s*", held)
+    # ", Inc." and ", Ltd." belong to the name before them.
+    parts = re.split(
+        r"\s*/\s*|\s*\|\s*|\s+-\s+|,\s+(?!(?:inc|ltd|llc|corp|co|plc|gmbh|ag|s\.?a)\b)|;\s*|\s*[()]\s*",
+        held,
+        flags=re.I,
+    )
     return [re.sub(r"\x00(\d+)\x00", lambda m: addresses[int(m.group(1))], p) for p in parts]
 
 

@@ -23,6 +23,8 @@ from ingest.credits import is_credit, parse_credit, split_caption
         # a web address is one name; a stock site's contributor is named by a user name
         ("Image credit: www.example-maker.com/in/", None, "www.example-maker.com/in/"),
         ("Foto: hafenfoto/stock.adobe.com", "hafenfoto", "Adobe Stock"),
+        ("afp.com/Dana Whitlow", "Dana Whitlow", "AFP"),
+        ("Image credit: Harbour Lander Systems, Inc.", None, "Harbour Lander Systems, Inc"),
         ("Foto: picture alliance / dpa", None, "dpa"),
         ("dpa/picture alliance", None, "dpa"),
         # several sentences: the one naming who took the photo
