@@ -37,7 +37,11 @@ from whoosh.util.filelock import try_for
 from .internals import abandon_writer, open_writer
 
 FACTOR = 4
-FLOOR_DOCS = 2_000
+# Tier 0 holds segments below FLOOR_DOCS * FACTOR. A small floor keeps a stream of one-article commits (a
+# watched inbox, the `postgres` backend's ingest of small files) from rewriting one tier-0 segment of
+# thousands of documents at every merge: with 2,000 each article of 28,000 ingested one file at a time was
+# rewritten about 1,240 times (1 article/s on the `postgres` backend); with 25, about 21 times.
+FLOOR_DOCS = 25
 # Whoosh merges segments through its posting pool (every posting read, sorted and written again, in
 # Python): at 1,000,000 articles one merge of 500,000 took more than 8 minutes (BENCHMARKS.md). Segments of
 # about the `whoosh` backend's own (it commits two of about 50,000 per 100,000 articles) keep each merge to

@@ -53,12 +53,12 @@ def _found(path: Path, n: int) -> int:
 def test_the_policy_merges_a_full_tier_smallest_first_and_never_past_its_cap():
     assert merging.tier(0) == merging.tier(merging.FLOOR_DOCS * merging.FACTOR - 1) == 0
     assert merging.tier(merging.FLOOR_DOCS * merging.FACTOR) == 1
-    small = [(f"s{i}", 500 + i) for i in range(merging.FACTOR - 1)]
+    small = [(f"s{i}", merging.FLOOR_DOCS + i) for i in range(merging.FACTOR - 1)]
     assert merging.plan(small) == []  # a tier not yet full: nothing to do
-    assert merging.plan(small + [("t", 90)]) == ["t", "s0", "s1", "s2"]
+    assert merging.plan(small + [("t", merging.FLOOR_DOCS // 2)]) == ["t", "s0", "s1", "s2"]
     # Bigger segments in a higher tier are left alone while the small tier is merged.
     big = [(f"b{i}", 20_000) for i in range(merging.FACTOR - 1)]
-    assert set(merging.plan(big + small + [("t", 90)])) == {"t", "s0", "s1", "s2"}
+    assert set(merging.plan(big + small + [("t", merging.FLOOR_DOCS // 2)])) == {"t", "s0", "s1", "s2"}
     # A full tier of segments near the cap: only as many as fit in MAX_MERGED_DOCS, and at least two.
     near_cap = [(f"c{i}", merging.MAX_MERGED_DOCS // 2 - 1) for i in range(merging.FACTOR)]
     assert merging.plan(near_cap) == ["c0", "c1"]
@@ -66,6 +66,26 @@ def test_the_policy_merges_a_full_tier_smallest_first_and_never_past_its_cap():
     assert merging.plan([(f"h{i}", merging.MAX_MERGED_DOCS // 2) for i in range(8)]) == []
     # Segments whose documents are all deleted go with the smallest tier's merge.
     assert "gone" in merging.plan(small + [("gone", 0)])
+
+
+@pytest.mark.parametrize("per_commit", [1, 20, 1000])
+def test_a_stream_of_small_commits_rewrites_each_article_a_few_times_and_keeps_few_segments(per_commit):
+    # A watched inbox or the `postgres` backend commits every file: one article at a time. Each merge the
+    # policy asks for is done; count how often an article is rewritten and how many segments stand.
+    segments: list[tuple[str, int]] = []
+    rewritten = most = made = 0
+    articles = 30_000
+    for _ in range(articles // per_commit):
+        made += 1
+        segments.append((f"s{made}", per_commit))
+        while chosen := merging.plan(segments):
+            merged = sum(live for segid, live in segments if segid in chosen)
+            rewritten += merged
+            made += 1
+            segments = [seg for seg in segments if seg[0] not in chosen] + [(f"s{made}", merged)]
+        most = max(most, len(segments))
+    assert rewritten / articles <= 25  # about log_FACTOR(articles / FLOOR_DOCS) rewrites each
+    assert most <= 16
 
 
 def test_a_merge_keeps_every_live_document_findable_once(tmp_path):
