@@ -173,7 +173,9 @@ def accented_words(rows: list[dict]) -> dict[str, set[int]]:
     holders: dict[str, set[int]] = defaultdict(set)
     shown: dict[str, str] = {}
     for row in rows:
-        for word in set(WORDS.findall(text_of(row))):  # words as a tokenizer cuts them, letters only
+        # words as a tokenizer cuts them, letters only, in the order written (a set's order would change
+        # with PYTHONHASHSEED which capitalisation is shown, and so the set itself, between runs)
+        for word in dict.fromkeys(WORDS.findall(text_of(row))):
             if len(word) < 3 or word.isascii() or not word.isalpha():
                 continue
             lower = word.lower()
