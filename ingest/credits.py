@@ -158,9 +158,11 @@ def _strip_notes(text: str) -> str:
 
 
 _SENTENCE_END = re.compile(r"(?<=[a-z])\.\s+(?=[A-Z])")
-# A web address names one organisation, slashes and all ("Image credit: www.apple.com/in/").
-_WEB_ADDRESS = re.compile(r"(?:https?://)?(?:www\.)?[\w-]+(?:\.[\w-]+)*\.[a-zA-Z]{2,6}\b(?:/[a-z0-9._-]+)*(?:/(?=\s|$))?")
-# A stock contributor's user name ("dietwalther/stock.adobe.com").
+# A web address names one organisation, slashes and all ("Image credit: www.example.com/in/").
+_WEB_ADDRESS = re.compile(
+    r"(?:https?://)?(?:www\.)?[\w-]+(?:\.[\w-]+)*\.[a-zA-Z]{2,6}\b(?:/[a-z0-9._-]+)*(?:/(?=\s|$))?"
+)
+# A stock contributor's user name ("hafenfoto/stock.adobe.com").
 _USER_NAME = re.compile(r"^[a-z][\w.\-]{2,30}$")
 
 
@@ -237,7 +239,7 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     text = collapse(credit).strip(" .()")
     sentences = [p for p in _SENTENCE_END.split(text) if p.strip(" .")]
     if len(sentences) > 1 and all(is_credit(p) for p in sentences):
-        # "Photo illustration by Slate. Photo by David Dyer-Bennet.": the sentence naming a photographer.
+        # "Photo illustration by Harbour Times. Photo by Dana Whitlow.": the sentence naming a photographer.
         readings = [parse_credit(p) for p in sentences]
         return next((r for r in readings if r[0]), readings[0])
     by_line = bool(re.match(r"^(?:(?:pool\s+)?photo(?:graph)?s?|pictures?|images?)\s+by\s+", text, re.I))

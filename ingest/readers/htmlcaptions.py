@@ -357,7 +357,7 @@ def _links_or_headings(block: Tag) -> bool:
     linked = [t for t in (_text(a) for a in block.find_all("a")) if t]
     if not linked:
         return False
-    # A link in the credit is the photographer's or the source's ("... via <a>iFixit</a>"); anywhere else it
+    # A link in the credit is the photographer's or the source's ("... via <a>Harbour Archive</a>"); anywhere else it
     # is a teaser's or a notice's ("click here to watch").
     text = _text(block)
     split = split_caption(text)
