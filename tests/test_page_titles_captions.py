@@ -354,3 +354,18 @@ def test_a_figcaption_named_for_caption_and_credit_keeps_both():
         ("The bridge in 1987.", "Dana Whitlow"),
         ("The bridge under repair in 2002", None),
     ]
+
+
+def test_a_layout_caption_is_judged_by_its_own_box_not_by_the_page_around_it():
+    caption = "Harbour master Ines Rowe on the closed bridge at dawn."
+    body = (
+        f"<div class='profile-layout'><article><h1>{HEADLINE}</h1>"
+        + paragraphs_html(STORY[:2])
+        + f"<div><div><img src='/rowe.jpg'></div><div>{caption}</div></div>"
+        + paragraphs_html(STORY[2:4])
+        + "<p><img src='/more.jpg'></p><p><em>And a few more from the pier:</em></p>"
+        + paragraphs_html(STORY[4:])
+        + "</article></div>"
+    )
+    # A wrapper named for the site's profile pages is not an author's head shot.
+    assert [c.text for c in read(page("", body)).captions] == [caption]

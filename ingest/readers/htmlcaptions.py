@@ -275,6 +275,8 @@ MIN_PHOTO_PIXELS = 100
 _NOT_PHOTO_WORDS = frozenset(
     {"author", "avatar", "profile", "byline", "logo", "icon", "ad", "ads", "advert", "sponsor"}
 )
+# A caption told by layout alone has at least this many words (a brand's name under its logo has fewer).
+MIN_LAYOUT_CAPTION_WORDS = 3
 _BYLINE_START = re.compile(r"^(?:by|von|par|por|di|door|av|af)\s", re.I)
 _EMPHASIS = frozenset({"em", "i", "small", "center", "cite"})
 
@@ -298,19 +300,33 @@ def _captions_beside_pictures(root: BeautifulSoup | Tag) -> list[CaptionData]:
         holder, box = img, img.parent
         while box is not None and box.name not in _NEVER and not _text(box):
             holder, box = box, box.parent
-        if box is None or any(_NOT_PHOTO_WORDS & name_words(t) for t in (img, *img.parents) if t is not box.parent):
-            continue
+        if box is None or any(_NOT_PHOTO_WORDS & name_words(t) for t in _up_to(img, box)):
+            continue  # an author's head shot, a logo, an ad (named on the picture or a block up to its box)
         block = _box_caption(box, holder) or _line_after(holder)
         if block is None or _teaser(block):
             continue
         text = _clean_caption_text(_text(block))
         split = split_caption(text)
         caption = caption_from_parts(split[0], split[1]) if split else caption_from_parts(*_credit_line(text))
-        if len(caption.text.split()) >= 2 and is_caption_text(caption.text) and not _BYLINE_START.match(text):
+        if (
+            len(caption.text.split()) >= MIN_LAYOUT_CAPTION_WORDS
+            and not caption.text.endswith(":")  # a line introducing what follows ("And some more:")
+            and is_caption_text(caption.text)
+            and not _BYLINE_START.match(text)
+        ):
             caption.image_url = _image_address(img)
             found.append(caption)
             block.decompose()
     return found
+
+
+def _up_to(tag: Tag, top: Tag) -> Iterable[Tag]:
+    """`tag` and its parents up to `top`, both included."""
+    yield tag
+    for parent in tag.parents:
+        yield parent
+        if parent is top:
+            return
 
 
 def _box_caption(box: Tag, holder: Tag) -> Optional[Tag]:
