@@ -107,11 +107,16 @@ def source_for(name: str) -> str:
 
 _LEAD_IN = re.compile(
     r"^(?:(?:photo|image|picture|video|bild)\s*(?:credit|source|copyright|quelle)|credits?|photos?|photograph(?:s|er)?|"
-    r"pictures?|images?|foto|fotos?|fot\.|bild|illustration|copyright|quelle|©|\(c\))(?:\s*:\s*|\s+by\s+|\s+|(?<=©))",
+    r"pictures?|images?|foto|fotos?|fot\.|bild|illustration|copyright|quelle|cr[ée]ditos?|cr[ée]dits?|©|\(c\))"
+    r"(?:\s*(?:\.{2,}|…)\s*|\s*:\s*|\s+by\s+|\s+|(?<=©))",
     re.I,
 )
 _PHOTO_BY = re.compile(r"^(?:photos?|photograph|picture|image)s?\s+by\s+", re.I)
-_TRAILING_NOTE = re.compile(r"(?:\s*[,/;-]\s*|\s+)(?:file|pool|handout)\.?$", re.I)
+_TRAILING_NOTE = re.compile(
+    r"(?:\s*[,/;-]\s*|\s+)\(?(?:file|pool|handout|symbolbild|symbolfoto|archivbild|archiv)\)?\.?$"
+    r"|\s*[,;]?\s*(?:\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})|\d{4}-\d{2}-\d{2})\.?$",  # or the day it was taken
+    re.I,
+)
 # "NASA via AP", "Handout via Reuters", "Saul Loeb/AFP via Getty Images": a picture distributed by an agency.
 _VIA_AGENCY = re.compile(r"^(?P<origin>.{2,80}?)\s+via\s+(?P<agency>[^/,;]{2,40})$", re.I)
 _NOT_A_NAME = {"file", "pool", "handout", "courtesy", "staff", "stringer", "str", "str.", "photo", "photos", "ho"}
@@ -203,7 +208,11 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
             agencies.append(found)
             continue
         name = _tidy_name(part)
-        user = known_agency and part == as_written and bool(_USER_NAME.match(part)) and part not in _NOT_A_NAME
+        # a stock or social site's user ("hafenfoto/stock.adobe.com", "@harbourcam / Twitter")
+        user = (known_agency or any(_WEB_ADDRESS.fullmatch(p) for p in pieces if p != part)) and part == as_written
+        user = (
+            user and bool(_USER_NAME.match(part)) and part not in _NOT_A_NAME or bool(re.fullmatch(r"@\w{2,30}", part))
+        )
         if photographer is None and user:
             photographer = name
         elif (
@@ -227,6 +236,11 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
     return photographer, agencies, organisations
 
 
+_ORIGIN_ONLY = re.compile(
+    r"^(?:file|submitted|contributed|courtesy|staff|handout|stock|archive)\s+(?:photo|image|picture)s?$", re.I
+)
+
+
 def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     """Split a photo credit into (photographer, agency): "AP Photo/Emrah Gurel" -> ("Emrah Gurel", "AP").
 
@@ -237,6 +251,8 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     of Kursk Region, via Reuters", "Pool photo by ...") names no photographer unless a person is named as
     taking it. A part is a person when it reads as a name and starts with a known first name."""
     text = collapse(credit).strip(" .()")
+    if _ORIGIN_ONLY.match(text):
+        return None, None  # "Submitted photo", "File photo": where the photo came from, nobody named
     sentences = [p for p in _SENTENCE_END.split(text) if p.strip(" .")]
     if len(sentences) > 1 and all(is_credit(p) for p in sentences):
         # "Photo illustration by Harbour Times. Photo by Dana Whitlow.": the sentence naming a photographer.

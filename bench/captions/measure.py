@@ -7,17 +7,19 @@ judged captions over judged captions; precision is matched found captions over f
 is right when a matched caption whose judged credit is not null has the judged photographer and agency
 (names compared without case, accents and punctuation; agencies by the built-in agency names, so "AP" and
 "Associated Press" are one). Scores are given for the `dev` half; `--held` adds the held-back half
-(sites never looked at while the rules were written; run it only to report).
+(sites never looked at while the rules were written; run it only to report), and `--fresh` the second
+held-back sample (pages-fresh.jsonl: one page on each of 120 sites drawn in neither earlier draw, judged
+after the first held-back half had been scored too often; run it once, at the end of a round).
 
 Titles, at token-F1 0.8 or more, beside trafilatura's title on the same bytes:
 - html-metadata: the set's expected titles;
 - news-extraction-big9: the gold text's first line (the headline in this set; a standfirst follows on the next line);
 - article-extraction-benchmark: the judged titles (bench/captions/titles.jsonl and the judged set).
 
-`--agreement` compares the second, blind reading (bench/captions/second.jsonl) with the first.
+`--agreement` compares the second, blind readings (bench/captions/second.jsonl, second-fresh.jsonl) with the first.
 Misses on the dev half are written to bench/out/captions-misses.jsonl.
 
-    python -m bench.captions.measure [--held] [--agreement] [--no-titles]
+    python -m bench.captions.measure [--held] [--fresh] [--agreement] [--no-titles]
 """
 
 from __future__ import annotations
@@ -181,7 +183,14 @@ def title_gold(corpus: Path) -> dict[tuple[str, str], list[str]]:
 
 def agreement() -> int:
     first = read_judged(sorted((HERE / "judged").glob("*.jsonl")))
-    second = read_judged([HERE / "second.jsonl"])
+    for name in ("second.jsonl", "second-fresh.jsonl"):
+        if (HERE / name).is_file():
+            print(f"{name}: ", end="")
+            agree(first, read_judged([HERE / name]))
+    return 0
+
+
+def agree(first: dict, second: dict) -> None:
     pages = [key for key in second if key in first]
     n1 = n2 = matched = credits = credits_same = titles = 0
     for key in pages:
@@ -202,13 +211,13 @@ def agreement() -> int:
             f"agreement: {matched / n1:.1%} of the first reading's captions, {matched / n2:.1%} of the second's; "
             f"credits split alike {credits_same}/{credits}; titles alike {titles}/{len(pages)}"
         )
-    return 0
 
 
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=corpus_root())
     parser.add_argument("--held", action="store_true", help="score the held-back half too (report only)")
+    parser.add_argument("--fresh", action="store_true", help="score the second held-back sample too (report only)")
     parser.add_argument("--agreement", action="store_true", help="compare the second reading with the first")
     parser.add_argument("--no-titles", action="store_true", help="captions only")
     parser.add_argument("--no-trafilatura", action="store_true", help="titles without trafilatura's (3x faster)")
@@ -220,7 +229,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 0
     halves = {
         json.loads(line)["page"]: json.loads(line)["half"]
-        for name in ("pages.jsonl", "pages-more.jsonl")
+        for name in ("pages.jsonl", "pages-more.jsonl", "pages-fresh.jsonl")
         if (HERE / name).is_file()
         for line in (HERE / name).read_text(encoding="utf-8").splitlines()
     }
@@ -245,7 +254,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         "| half | pages | judged captions | found | matched | recall | precision | credits right |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for half in ("dev", "held") if args.held else ("dev",):
+    for half in ("dev",) + (("held",) if args.held else ()) + (("fresh",) if args.fresh else ()):
         n_pages = n_judged = n_found = n_matched = n_credit = n_credit_right = 0
         for key, row in sorted(judged.items()):
             if halves.get(key[1]) != half:
@@ -262,13 +271,15 @@ def main(argv: Optional[list[str]] = None) -> int:
                     n_credit += 1
                     right = credit_right(j, found[paired[ji]])
                     n_credit_right += right
-                    if not right and half == "dev":
-                        misses.append({"page": key, "kind": "credit", "judged": j, "found": found[paired[ji]]})
-                elif ji not in paired and half == "dev":
-                    misses.append({"page": key, "kind": "missed", "judged": j})
-            if half == "dev":
+                    if not right and half in ("dev", "held"):
+                        misses.append(
+                            {"page": key, "half": half, "kind": "credit", "judged": j, "found": found[paired[ji]]}
+                        )
+                elif ji not in paired and half in ("dev", "held"):
+                    misses.append({"page": key, "half": half, "kind": "missed", "judged": j})
+            if half in ("dev", "held"):
                 for fi in sorted(set(range(len(found))) - {fi for _, fi in pairs}):
-                    misses.append({"page": key, "kind": "extra", "found": found[fi]})
+                    misses.append({"page": key, "half": half, "kind": "extra", "found": found[fi]})
         recall = n_matched / n_judged if n_judged else 0.0
         precision = n_matched / n_found if n_found else 0.0
         credit = n_credit_right / n_credit if n_credit else 0.0
@@ -291,7 +302,7 @@ def main(argv: Optional[list[str]] = None) -> int:
             ours = words_f1(word_hashes(answer["title"]), title) >= MATCH_F1
             counts[1] += ours
             counts[2] += words_f1(word_hashes(answer.get("trafilatura")), title) >= MATCH_F1
-            if not ours and halves.get(key[1]) != "held":
+            if not ours and halves.get(key[1]) not in ("held", "fresh"):
                 misses.append(
                     {
                         "page": key,

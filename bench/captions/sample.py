@@ -15,7 +15,12 @@ A second draw (`--more N`) adds N development pages from html-metadata and the a
 benchmark, on sites of the development half not drawn before (at most 2 per site), to
 `pages-more.jsonl`: more sites to find general failures on, while the held-back sites stay unread.
 
-    python -m bench.captions.sample [--corpus DIR] [--more N]
+A third draw (`--fresh N`) is a second held-back sample, made once the first had been scored too often to be
+a fresh measure: N pages from html-metadata and the article-extraction benchmark on sites drawn in neither
+earlier draw (one page per site, either hash half), to `pages-fresh.jsonl`. Its pages are judged like the
+rest and scored once, at the end of the work they judge (`measure.py --fresh`).
+
+    python -m bench.captions.sample [--corpus DIR] [--more N | --fresh N]
 """
 
 from __future__ import annotations
@@ -69,9 +74,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
     parser.add_argument("--more", type=int, default=0, help="draw this many more development pages")
+    parser.add_argument("--fresh", type=int, default=0, help="draw this many pages for a second held-back sample")
     args = parser.parse_args()
     if args.more:
         return more(args.corpus, args.more)
+    if args.fresh:
+        return more(args.corpus, args.fresh, fresh=True)
     rng = random.Random(35)
     chosen: list[dict] = []
 
@@ -134,11 +142,12 @@ def main() -> int:
     return 0
 
 
-def more(corpus: Path, count: int) -> int:
-    taken = [json.loads(line) for line in OUT.read_text(encoding="utf-8").splitlines()]
+def more(corpus: Path, count: int, fresh: bool = False) -> int:
+    drawn = [OUT] + ([OUT.parent / "pages-more.jsonl"] if fresh else [])
+    taken = [json.loads(line) for path in drawn for line in path.read_text(encoding="utf-8").splitlines()]
     seen_pages = {row["page"] for row in taken}
     seen_sites = {row["site"] for row in taken}
-    rng = random.Random(3536)
+    rng = random.Random(3537 if fresh else 3536)
     candidates = []
     for name, urls in (
         (
@@ -163,16 +172,18 @@ def more(corpus: Path, count: int) -> int:
     per_site: Counter = Counter()
     chosen = []
     for name, page, site in candidates:
-        if len(chosen) >= count or site in seen_sites or per_site[site] >= 2 or half_of(site) != "dev":
+        if len(chosen) >= count or not site or site in seen_sites or per_site[site] >= (1 if fresh else 2):
+            continue
+        if not fresh and half_of(site) != "dev":
             continue
         html = gzip.decompress((corpus / name / "html" / f"{page}.html.gz").read_bytes()).decode("utf-8", "replace")
         if looks_illustrated(html):
             per_site[site] += 1
-            chosen.append({"set": name, "page": page, "site": site, "half": "dev"})
-    with (OUT.parent / "pages-more.jsonl").open("w", encoding="utf-8") as handle:
+            chosen.append({"set": name, "page": page, "site": site, "half": "fresh" if fresh else "dev"})
+    with (OUT.parent / ("pages-fresh.jsonl" if fresh else "pages-more.jsonl")).open("w", encoding="utf-8") as handle:
         for row in chosen:
             handle.write(json.dumps(row) + "\n")
-    print(f"{len(chosen)} more development pages on {len(per_site)} sites")
+    print(f"{len(chosen)} {'fresh held-back' if fresh else 'more development'} pages on {len(per_site)} sites")
     return 0
 
 

@@ -58,9 +58,19 @@ _COUNTER = re.compile(
 )
 _TOGGLE = re.compile(r"(?:\s*(?:\.{3}|…))?\s*\b(?:(?:read|show|see)\s+)?(?:more|less)\s*$", re.I)
 _TOGGLE_ONLY = re.compile(
-    r"^(?:\.{3}|…)?\s*(?:(?:read|show|see|view)\s+)?(?:more|less|close|expand|collapse|hide|"
-    r"caption|hide\s+caption|show\s+caption|enlarge|zoom|fullscreen)$",
+    r"^[.\s]*(?:\.{3}|…)?\s*(?:(?:read|show|see|view|open)\s+)?(?:more|less|close|expand|collapse|hide|"
+    r"caption|hide\s+caption|show\s+caption|enlarge|zoom|fullscreen|gallery|slideshow|expand\s*/\s*contract|"
+    r"vergrößern|agrandir|ampliar|ingrandisci)$",
     re.I,
+)
+# An advertisement's label standing where a caption would ("Anzeige", "Reklama").
+_AD_LABEL = re.compile(
+    r"^(?:advertisement|advertising|ad|anzeige|werbung|reklama|publicidad|publicité|pubblicità|publicidade|"
+    r"sponsored|annonce|advertentie|mainos|reklam|reklame)$",
+    re.I,
+)
+_LEADING_COUNTER_ANY = re.compile(
+    r"^(?:(?:image|photo|picture|slide|foto|bild)s?\s*)?\d+\s*(?:of|/|von|de|di|sur)\s*\d+\s+", re.I
 )
 _LEADING_COUNTER = re.compile(r"^(?:(?:image|photo|picture|slide)s?\s+)\d+\s*(?:of|/)\s*\d+\s+", re.I)
 # Caption text and credit shorter than this are furniture ("Caption", "Photo").
@@ -133,7 +143,7 @@ def _clean_caption_text(text: str) -> str:
 
 
 def _clean_credit(text: str) -> Optional[str]:
-    text = collapse(text).strip(" |·•-–—")
+    text = _LEADING_COUNTER_ANY.sub("", collapse(text)).strip(" |·•-–—")
     if text.startswith("(") and text.endswith(")") and text.count("(") == 1:
         text = text[1:-1].strip()
     if len(text) < 2 or len(text) > MAX_CREDIT_CHARS:
@@ -308,6 +318,9 @@ def _captions_beside_pictures(root: BeautifulSoup | Tag) -> list[CaptionData]:
         text = _clean_caption_text(_text(block))
         split = split_caption(text)
         caption = caption_from_parts(split[0], split[1]) if split else caption_from_parts(*_credit_line(text))
+        first = _credit_first(block)
+        if first is not None:
+            caption = caption_from_parts(_clean_caption_text(first[0]), first[1])
         if (
             len(caption.text.split()) >= MIN_LAYOUT_CAPTION_WORDS
             and not caption.text.endswith(":")  # a line introducing what follows ("And some more:")
@@ -340,6 +353,8 @@ def _box_caption(box: Tag, holder: Tag) -> Optional[Tag]:
     if any(isinstance(c, NavigableString) and c.strip() for c in box.children):
         return None  # text running beside the picture: a paragraph with a picture in it
     texts = [c for c in box.children if isinstance(c, Tag) and c is not holder and _text(c)]
+    if len(texts) == 2 and _credit_first(box) is not None:
+        texts = texts[1:]  # the credit's line, then the caption's ("<img><div>Ines Rowe/AP</div><div>Text</div>")
     if len(texts) != 1 or first_descendant(box, _CONTROLS + ("math", "time")) is not None:
         return None  # several lines (a teaser's title, author and date), a button's label, a formula
     if sum(1 for t in box.find_all("img") if not _small_picture(t)) != 1 or _links_or_headings(box):
@@ -351,10 +366,10 @@ def _line_after(holder: Tag) -> Optional[Tag]:
     """The element right after the picture's holder when it is a short line in emphasis (italics, small
     print, centred) or one ending in a photo credit."""
     sibling = holder.next_sibling
-    while sibling is not None and not isinstance(sibling, Tag):
-        if str(sibling).strip():
+    while sibling is not None and (not isinstance(sibling, Tag) or _control_line(sibling)):
+        if not isinstance(sibling, Tag) and str(sibling).strip():
             return None
-        sibling = sibling.next_sibling
+        sibling = sibling.next_sibling  # a picture's buttons ("Expand / Contract", "Zoom") come before its caption
     if sibling is None or sibling.name not in _BLOCKS or _links_or_headings(sibling):
         return None
     words = _word_count(sibling, MAX_ALT_CAPTION_WORDS)
@@ -364,7 +379,25 @@ def _line_after(holder: Tag) -> Optional[Tag]:
     inner = sibling if sibling.name in _EMPHASIS else first_descendant(sibling, _EMPHASIS)
     if inner is not None and _key(_text(inner)) == _key(text):
         return sibling
-    return sibling if split_caption(text) else None
+    return sibling if split_caption(text) or _credit_first(sibling) else None
+
+
+def _control_line(tag: Tag) -> bool:
+    """A picture's button or counter standing between it and its caption."""
+    text = _text(tag)
+    return tag.name in _CONTROLS or bool(text) and (_TOGGLE_ONLY.match(text) or _COUNTER.match(text)) is not None
+
+
+def _credit_first(block: Tag) -> Optional[tuple[str, str]]:
+    """(caption, credit) for a block whose first line is the photo's credit alone and whose second is the
+    caption ("<div><div>Ines Rowe / Harbour Times</div><div>The ferry at dawn.</div></div>")."""
+    lines = [c for c in block.children if isinstance(c, Tag) and _text(c)]
+    if len(lines) != 2 or any(isinstance(c, NavigableString) and c.strip() for c in block.children):
+        return None
+    credit, text = _text(lines[0]), _text(lines[1])
+    if not (is_credit(credit) or credit.startswith("©")) or len(text.split()) < MIN_LAYOUT_CAPTION_WORDS:
+        return None
+    return text, credit
 
 
 def _links_or_headings(block: Tag) -> bool:
@@ -536,11 +569,30 @@ _CREDIT_LINE = re.compile(
 
 
 def _credit_line(text: str) -> tuple[str, Optional[str]]:
-    """A caption ending in "Photo: Jane Doe, AP" (no brackets, no sentence end before it)."""
+    """A caption's credit written the ways only a caption writes it (the text is known to be a caption): "...
+    Photo: Jane Doe, AP" (no brackets, no sentence end before it), a bare agency in brackets at the end ("...
+    on Friday. (AP)"), an agency run on after the last sentence ("... on Friday.AP", two elements printed
+    without a space), an agency before a dash ("Reuters – Relatives watch ...") or a photo's origin
+    ("Ines Rowe Submitted photo")."""
     m = _CREDIT_LINE.match(text)
     if m and is_credit(m.group("credit")):
         return m.group("text").strip(), m.group("credit").strip()
+    for pattern in (_TRAILING_AGENCY, _GLUED_AGENCY, _LEADING_AGENCY):
+        m = pattern.search(text)
+        if m and len(m.group("text").split()) >= 2 and find_agency(m.group("credit").split("/")[0]) is not None:
+            return m.group("text").strip(), m.group("credit").strip()
+    m = _ORIGIN_PHOTO.search(text)
+    if m and m.group("text").strip():
+        return m.group("text").strip(), m.group("credit").strip()
     return text, None
+
+
+_TRAILING_AGENCY = re.compile(r"^(?P<text>.*?)\s*\((?P<credit>[^()]{2,40})\)\s*\.?$")
+_GLUED_AGENCY = re.compile(r"^(?P<text>.*[.!?\"”])(?P<credit>[A-Z][\w-]*(?: [A-Z][\w-]*){0,2})$")
+_LEADING_AGENCY = re.compile(r"^(?P<credit>[A-Z][\w-]*(?: [A-Z][\w-]*){0,2}(?:/File)?)\s+[–—-]\s+(?P<text>.+)$")
+_ORIGIN_PHOTO = re.compile(
+    r"^(?P<text>.*?)[\s,.(]+(?P<credit>(?:submitted|courtesy|contributed)\s+(?:photo|image|picture)s?)\)?\.?$", re.I
+)
 
 
 def _unique(captions: Iterable[CaptionData]) -> list[CaptionData]:
@@ -598,10 +650,22 @@ _SOCIAL = {
 # A site's footer notice in caption markup.
 _RIGHTS_NOTICE = re.compile(
     r"all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|"
-    r"unter einer creative commons|terms of (?:use|service)|privacy policy",
+    r"unter einer creative commons|terms of (?:use|service)|privacy policy|registered trademark",
     re.I,
 )
 _PLAYER_NOTICE = re.compile(r"^(?:media playback is (?:unsupported|not supported)|your browser does not support)", re.I)
+# A box of links to other stories ("More on: ..."), an instruction to the reader ("Click on the map ..."), and a
+# teaser's byline with its time ("JANE DOE 2 hours ago", "JANE DOE June 30, 2013").
+_LINKS_LABEL = re.compile(
+    r"^(?:more\s+on|related|see\s+also|read\s+more|read\s+also|also\s+read|mehr\s+zum\s+thema|lesen\s+sie\s+auch|"
+    r"à\s+lire\s+aussi|lea\s+también|leia\s+também)\s*:",
+    re.I,
+)
+_INSTRUCTION = re.compile(r"^(?:click|tap|klicken|cliquez|haga\s+clic)\b|\b(?:click|tap)\s+(?:on|here)\b", re.I)
+_TEASER_BYLINE = re.compile(
+    r"^[A-Z][A-Z.'’ -]+(?:,\s*[A-Z][A-Z.'’ -]+)*(?:\s+and\s+[A-Z][A-Z.'’ -]+)?\s+"
+    r"(?:\d+\s+(?:minutes?|hours?|days?|weeks?)\s+ago|[A-Z][a-z]{2,8}\.?\s+\d{1,2},\s+\d{4})$"
+)
 _HIDDEN_LABEL = re.compile(r"^(?:image|media|photo|video)\s+caption\s*:?\s+", re.I)
 
 
@@ -614,7 +678,11 @@ def is_caption_text(text: str) -> bool:
         return False
     if _LABEL_ONLY.match(bare) or _FILE_NAME.match(bare) or _RIGHTS_NOTICE.search(bare):
         return False
-    if _TOGGLE_ONLY.match(bare) or _COUNTER.match(bare) or (bare.endswith(":") and len(bare.split()) <= 3):
+    if _TOGGLE_ONLY.match(bare) or _COUNTER.match(bare) or _AD_LABEL.match(bare):
+        return False
+    if _LINKS_LABEL.match(bare) or _INSTRUCTION.search(bare) or _TEASER_BYLINE.match(bare):
+        return False
+    if bare.endswith(":") and len(bare.split()) <= 3:
         return False  # "Hide Caption", "Photos:"
     words = re.findall(r"\w+", bare.casefold())
     if words and sum(w in _SOCIAL or w.isdigit() for w in words) >= max(2, len(words) - 1):
@@ -623,6 +691,10 @@ def is_caption_text(text: str) -> bool:
         return False
     if text.strip().startswith("(") and any(find_agency(p) for p in re.split(r"\s*/\s*|\s+via\s+", bare)):
         return False  # "(Getty Images via @daylife)"
+    if len(words) <= 6 and not re.search(r"[.!?]\s", bare):
+        photographer, agency = parse_credit(bare)
+        if photographer and agency and find_agency(agency) is not None:
+            return False  # "Ines Rowe, Associated Press": a credit in a line of its own
     return True
 
 
@@ -633,7 +705,16 @@ def same_photo(a: str, b: str) -> bool:
         name = urlsplit(url).path.rsplit("/", 1)[-1]
         return {w for w in re.split(r"[^a-z0-9]+", name.casefold()) if len(w) >= 6 and not w.isdigit()}
 
-    return bool(words(a) & words(b)) or urlsplit(a).path == urlsplit(b).path
+    def numbers(url: str) -> set[str]:
+        return set(re.findall(r"(?<![0-9])[0-9]{5,}(?![0-9])", urlsplit(url).path.rsplit("/", 1)[-1]))
+
+    if urlsplit(a).path == urlsplit(b).path:
+        return True
+    # "KakaoTalk_20181015_091054966.jpg" and "KakaoTalk_20181015_090733491.jpg": one camera's two shots, each
+    # with a serial number the other lacks.
+    if numbers(a) - numbers(b) and numbers(b) - numbers(a):
+        return False
+    return bool(words(a) & words(b))
 
 
 def _with_credit(caption: CaptionData, credit: str, image_url: Optional[str] = None) -> CaptionData:
