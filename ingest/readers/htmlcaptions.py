@@ -134,7 +134,7 @@ def _text(tag: Tag) -> str:
 
 
 def _clean_caption_text(text: str) -> str:
-    text = _HIDDEN_LABEL.sub("", _LEADING_COUNTER.sub("", text))
+    text = _HIDDEN_LABEL.sub("", _LEADING_COUNTER.sub("", text)).lstrip(" /|·•")  # a credit's separator left over
     previous = None
     while previous != text:
         previous = text
@@ -180,6 +180,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
             found.extend(captions)
     found.extend(_captions_agreeing_with_alt(root))
     found.extend(_captions_beside_pictures(root))
+    found.extend(_captions_in_attributes(root))
     # Credits outside any caption ("<span class=credit>" under a picture): never body text. A credit block
     # that holds the caption too ("Paul Volcker ... in 2009. (Saul Loeb/AFP/Getty Images)") is kept as one.
     for tag in [t for t in tags_in(root) if is_credit_node(t)]:
@@ -330,6 +331,32 @@ def _captions_beside_pictures(root: BeautifulSoup | Tag) -> list[CaptionData]:
             caption.image_url = _image_address(img)
             found.append(caption)
             block.decompose()
+    return found
+
+
+# Where galleries and lightboxes keep the caption they show when a photo is opened.
+_CAPTION_ATTRIBUTES = ("data-caption", "data-photo-caption", "data-image-caption")
+
+
+def _captions_in_attributes(root: BeautifulSoup | Tag) -> list[CaptionData]:
+    """Captions a gallery or lightbox shows from an attribute of the photo's element ("<li data-caption='The
+    ferry at dawn. (AP Photo/Ines Rowe)'><img ...></li>", "<a href=big.jpg data-caption=...>")."""
+    found: list[CaptionData] = []
+    for tag in tags_in(root):
+        value = next((tag.get(a) for a in _CAPTION_ATTRIBUTES if isinstance(tag.get(a), str)), None)
+        if not value or removed(tag) or in_furniture(tag) or _teaser(tag):
+            continue
+        img = tag if tag.name == "img" else first_descendant(tag, ("img",))
+        if img is None and not (tag.name == "a" and _IMAGE_FILE.search(str(tag.get("href") or ""))):
+            continue
+        text = _clean_caption_text(collapse(BeautifulSoup(value, "html.parser").get_text(" ")))
+        if len(text.split()) < MIN_LAYOUT_CAPTION_WORDS or len(text.split()) > MAX_CAPTION_WORDS:
+            continue
+        split = split_caption(text)
+        caption = caption_from_parts(split[0], split[1]) if split else caption_from_parts(*_credit_line(text))
+        if is_caption_text(caption.text):
+            caption.image_url = _image_address(img) if img is not None else str(tag.get("href"))
+            found.append(caption)
     return found
 
 
@@ -492,7 +519,12 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
     scope = figure if figure is not None and _short(figure) else group
     address = _image_address(scope)
     credits: list[str] = []
-    for node in [t for t in tags_in(scope) if is_credit_node(t)]:
+    nodes = [t for t in tags_in(scope) if is_credit_node(t)]
+    if scope is group:
+        # A credit standing beside the caption, in the same holder ("<div class=caption>...</div><div
+        # class=credit>Photo: AP</div>")
+        nodes += [t for t in (group.find_next_sibling(), group.find_previous_sibling()) if _beside_credit(t)]
+    for node in nodes:
         if removed(node):
             continue
         credit = _clean_credit(_text(node))
@@ -549,6 +581,10 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
     return captions
 
 
+def _beside_credit(tag: Optional[Tag]) -> bool:
+    return tag is not None and is_credit_node(tag) and not is_caption_node(tag) and _short(tag) and not removed(tag)
+
+
 def _better_credit(marked: Optional[str], in_text: Optional[str]) -> Optional[str]:
     """The credit in the caption's markup, unless the one ending its text says more (names the agency too:
     "Photo: Gene J. Puskar" in the markup, "(AP Photo/Gene J. Puskar)" in the text)."""
@@ -572,10 +608,17 @@ def _credit_line(text: str) -> tuple[str, Optional[str]]:
     """A caption's credit written the ways only a caption writes it (the text is known to be a caption): "...
     Photo: Jane Doe, AP" (no brackets, no sentence end before it), a bare agency in brackets at the end ("...
     on Friday. (AP)"), an agency run on after the last sentence ("... on Friday.AP", two elements printed
-    without a space), an agency before a dash ("Reuters – Relatives watch ...") or a photo's origin
-    ("Ines Rowe Submitted photo")."""
+    without a space), a copyright sign and what follows it ("... at dawn. © Harbour Times"), an agency before
+    a dash ("Reuters – Relatives watch ...") or a photo's origin
+    ("Ines Rowe Submitted photo") or a name in brackets at the end ("... at dawn. (Harbour Port Authority)")."""
     m = _CREDIT_LINE.match(text)
     if m and is_credit(m.group("credit")):
+        return m.group("text").strip(), m.group("credit").strip()
+    m = _TRAILING_NAME.search(text)
+    if m and len(m.group("text").split()) >= 3 and re.search(r"[a-z]{2}", m.group("credit")):
+        return m.group("text").strip(), m.group("credit").strip()
+    m = _TRAILING_COPYRIGHT.search(text)
+    if m and len(m.group("text").split()) >= 2:
         return m.group("text").strip(), m.group("credit").strip()
     for pattern in (_TRAILING_AGENCY, _GLUED_AGENCY, _LEADING_AGENCY):
         m = pattern.search(text)
@@ -587,6 +630,11 @@ def _credit_line(text: str) -> tuple[str, Optional[str]]:
     return text, None
 
 
+# A name in brackets ending a caption: who supplied the picture ("... at dawn. (Harbour Port Authority)").
+_TRAILING_NAME = re.compile(
+    r"^(?P<text>.*?)\s*\(\s*(?P<credit>[A-Z][\w.&'’-]*(?:\s+(?:[A-Z][\w.&'’-]*|of|the|and|de|du|für|for)){0,5})\s*\)\s*\.?$"
+)
+_TRAILING_COPYRIGHT = re.compile(r"^(?P<text>.*?)\s*(?P<credit>©\s*[^©]{2,100}?)\s*\.?$")
 _TRAILING_AGENCY = re.compile(r"^(?P<text>.*?)\s*\((?P<credit>[^()]{2,40})\)\s*\.?$")
 _GLUED_AGENCY = re.compile(r"^(?P<text>.*[.!?\"”])(?P<credit>[A-Z][\w-]*(?: [A-Z][\w-]*){0,2})$")
 _LEADING_AGENCY = re.compile(r"^(?P<credit>[A-Z][\w-]*(?: [A-Z][\w-]*){0,2}(?:/File)?)\s+[–—-]\s+(?P<text>.+)$")
