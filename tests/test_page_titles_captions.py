@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from ingest.credits import parse_credit
 from ingest.pipeline import Ingester
 from ingest.readers import read_bytes
 from search.request import SearchRequest
@@ -369,3 +370,85 @@ def test_a_layout_caption_is_judged_by_its_own_box_not_by_the_page_around_it():
     )
     # A wrapper named for the site's profile pages is not an author's head shot.
     assert [c.text for c in read(page("", body)).captions] == [caption]
+
+
+def test_a_gallery_caption_kept_in_an_attribute_is_found_with_its_credit_for_each_photo():
+    first = "Ferries wait at the closed bridge on Sunday, June 30, 2024."
+    second = "Harbour master Ines Rowe speaks to drivers at the barrier."
+    gallery = (
+        "<ul class='lightbox'>"
+        f"<li data-caption=\"{first} (AP Photo/Dana Whitlow)\"><img src='/g/IMG_20240630_101544.jpg' alt=''></li>"
+        f"<li data-caption='{second} (Harbour Times)'><img src='/g/IMG_20240630_114502.jpg' alt=''></li>"
+        "</ul>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + gallery + paragraphs_html(STORY[2:])
+    captions = read(page("", body + "</article>")).captions
+    # Two shots of one camera (serial numbers in their names) are two photos.
+    assert [(c.text, c.photographer, c.agency) for c in captions] == [
+        (first, "Dana Whitlow", "AP"),
+        (second, None, "Harbour Times"),
+    ]
+
+
+def test_credits_written_before_beside_or_glued_to_a_caption_are_split_off():
+    blocks = (
+        # the credit's line above the caption's, in the picture's box
+        "<div><img src='/a.jpg'><div>Dana Whitlow / Harbour Times</div><div>The old bridge at dawn.</div></div>"
+        # a credit block beside the caption block, no figure around them
+        "<div class='wp-caption-text'>Cars queue at the barrier on the first morning.</div>"
+        "<div class='credit'><p>Photo: AP</p></div>"
+        # a copyright sign run on after the caption
+        "<figure><img src='/c.jpg'><figcaption>Walkers cross the bridge.© Ines Rowe</figcaption></figure>"
+        # a bare agency in brackets, an agency glued to the last sentence, an agency before a dash
+        "<figure><img src='/d.jpg'><figcaption>The council meets on Tuesday. (Reuters)</figcaption></figure>"
+        "<figure><img src='/e.jpg'><figcaption>The bridge seen from the pier.AP</figcaption></figure>"
+        "<figure><img src='/f.jpg'><figcaption>AFP/File – The bridge in 1987, the year it opened.</figcaption></figure>"
+        "<figure><img src='/g.jpg'><figcaption>Harbour master Ines Rowe Submitted photo</figcaption></figure>"
+        "<figure><img src='/h.jpg'><figcaption>The ferry terminal from above. (Harbour Port Authority)</figcaption>"
+        "</figure>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + blocks + paragraphs_html(STORY[2:])
+    captions = read(page("", body + "</article>")).captions
+    assert [(c.text, c.photographer, c.agency) for c in captions] == [
+        ("The old bridge at dawn.", "Dana Whitlow", "Harbour Times"),
+        ("Cars queue at the barrier on the first morning.", None, "AP"),
+        ("Walkers cross the bridge.", "Ines Rowe", None),
+        ("The council meets on Tuesday.", None, "Reuters"),
+        ("The bridge seen from the pier.", None, "AP"),
+        ("The bridge in 1987, the year it opened.", None, "AFP"),
+        ("Harbour master Ines Rowe", None, None),
+        ("The ferry terminal from above.", None, "Harbour Port Authority"),
+    ]
+    assert captions[6].credit == "Submitted photo"
+
+
+def test_labels_buttons_link_boxes_and_bylines_in_caption_places_are_not_captions():
+    caption = "The old bridge at dawn, a day before it closed."
+    furniture = [
+        "Anzeige",
+        ". View gallery",
+        "More on: Harbour bridge closure, ferry timetables and parking",
+        "Click on a red pin on the map to see stories from that place.",
+        "DANA WHITLOW and INES ROWE June 30, 2024",
+        "DANA WHITLOW 2 hours ago",
+        "HARBOUR TIMES is a registered trademark of Harbour Media Ltd.",
+        "Dana Whitlow, Associated Press",
+    ]
+    figures = "".join(
+        f"<figure><img src='/{i}.jpg'><figcaption>{t}</figcaption></figure>" for i, t in enumerate(furniture)
+    )
+    # A picture's button between it and its caption is skipped, not taken for the caption.
+    shown = f"<p><img src='/x.jpg'></p><div>Expand / Contract</div><p><em>{caption}</em></p>"
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + figures + shown + paragraphs_html(STORY[2:])
+    captions = read(page("", body + "</article>")).captions
+    assert [c.text for c in captions] == [caption]
+
+
+def test_credits_lose_dates_notes_and_lead_ins_and_name_a_sites_user():
+    assert parse_credit("Foto: I. Rowe, 15.01.2022") == ("I. Rowe", None)
+    assert parse_credit("Credit... Dana Whitlow/The Harbour Times") == ("Dana Whitlow", "The Harbour Times")
+    assert parse_credit("Foto: Getty Images (Symbolbild)") == (None, "Getty Images")
+    assert parse_credit("crédito: Ines Rowe/Harbour Times") == ("Ines Rowe", "Harbour Times")
+    assert parse_credit("Foto: hafenfoto/harbourpics.com") == ("hafenfoto", "harbourpics.com")
+    assert parse_credit("Photo: @hafenfoto / Twitter") == ("@hafenfoto", "Twitter")
+    assert parse_credit("File photo") == (None, None)

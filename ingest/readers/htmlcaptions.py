@@ -158,8 +158,10 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
     for tag in [t for t in tags_in(root) if t.name in _NOT_CONTENT]:
         if not removed(tag):
             tag.decompose()
-    found: list[CaptionData] = []
-    for tag in [t for t in tags_in(root) if _candidate(t)]:
+    tags = list(tags_in(root))  # held, so that each tag's place stays known after it is removed
+    order = {id(t): i for i, t in enumerate(tags)}
+    found: list[tuple[Tag, CaptionData]] = []
+    for tag in [t for t in tags if _candidate(t)]:
         if removed(tag):
             continue
         if is_caption_node(tag):
@@ -177,7 +179,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
         furniture = in_furniture(group) or _teaser(group)
         captions = _read_group(group, figure)
         if not furniture:
-            found.extend(captions)
+            found.extend((group, c) for c in captions)
     found.extend(_captions_agreeing_with_alt(root))
     found.extend(_captions_beside_pictures(root))
     found.extend(_captions_in_attributes(root))
@@ -187,9 +189,10 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
         if not removed(tag) and _short(tag):
             split = split_caption(_clean_caption_text(_text(tag)))
             if split and len(split[0]) >= MIN_CAPTION_CHARS and not in_furniture(tag):
-                found.append(caption_from_parts(split[0], split[1]))
+                found.append((tag, caption_from_parts(split[0], split[1])))
             tag.decompose()
-    kept = [c for c in _unique(found) if is_caption_text(c.text)]
+    in_page_order = [c for _, c in sorted(found, key=lambda pair: order.get(id(pair[0]), len(order)))]
+    kept = [c for c in _unique(in_page_order) if is_caption_text(c.text)]
     for caption in kept:
         caption.image_url = _absolute(caption.image_url, base_url)
     return kept
@@ -251,11 +254,11 @@ def _leads_away(link: Tag) -> bool:
     return bool(href) and not href.startswith(("#", "javascript:")) and not _IMAGE_FILE.search(href)
 
 
-def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[CaptionData]:
+def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[tuple[Tag, CaptionData]]:
     """A picture without caption markup whose next text says what its `alt` (or `title`) says: a caption set
     as a plain block after the picture ("<p><img alt='Figure 2: ...'></p><p><em>Figure 2: ...</em></p>").
     The text must be short, not a heading, not a link (another story's teaser), not page furniture."""
-    found: list[CaptionData] = []
+    found: list[tuple[Tag, CaptionData]] = []
     for img in [t for t in tags_in(root) if t.name == "img"]:
         if removed(img):
             continue
@@ -274,7 +277,7 @@ def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[CaptionData]:
         caption = caption_from_parts(split[0], split[1]) if split else caption_from_parts(*_credit_line(text))
         caption.image_url = _image_address(img)
         if len(caption.text) >= MIN_CAPTION_CHARS:
-            found.append(caption)
+            found.append((img, caption))
         block.decompose()
     return found
 
@@ -300,11 +303,11 @@ def _small_picture(img: Tag) -> bool:
     return False
 
 
-def _captions_beside_pictures(root: BeautifulSoup | Tag) -> list[CaptionData]:
+def _captions_beside_pictures(root: BeautifulSoup | Tag) -> list[tuple[Tag, CaptionData]]:
     """Captions set without caption markup, told by layout: the short text sharing a small box with one
     picture and nothing else ("<div><img><span>Text</span></div>", a table cell under the picture), or a short
     emphasised or credited line standing right after a picture in the story ("<p><img></p><p><em>Text</em></p>")."""
-    found: list[CaptionData] = []
+    found: list[tuple[Tag, CaptionData]] = []
     for img in [t for t in tags_in(root) if t.name == "img"]:
         if removed(img) or _small_picture(img) or in_furniture(img):
             continue
@@ -329,7 +332,7 @@ def _captions_beside_pictures(root: BeautifulSoup | Tag) -> list[CaptionData]:
             and not _BYLINE_START.match(text)
         ):
             caption.image_url = _image_address(img)
-            found.append(caption)
+            found.append((img, caption))
             block.decompose()
     return found
 
@@ -338,10 +341,10 @@ def _captions_beside_pictures(root: BeautifulSoup | Tag) -> list[CaptionData]:
 _CAPTION_ATTRIBUTES = ("data-caption", "data-photo-caption", "data-image-caption")
 
 
-def _captions_in_attributes(root: BeautifulSoup | Tag) -> list[CaptionData]:
+def _captions_in_attributes(root: BeautifulSoup | Tag) -> list[tuple[Tag, CaptionData]]:
     """Captions a gallery or lightbox shows from an attribute of the photo's element ("<li data-caption='The
     ferry at dawn. (AP Photo/Ines Rowe)'><img ...></li>", "<a href=big.jpg data-caption=...>")."""
-    found: list[CaptionData] = []
+    found: list[tuple[Tag, CaptionData]] = []
     for tag in tags_in(root):
         value = next((tag.get(a) for a in _CAPTION_ATTRIBUTES if isinstance(tag.get(a), str)), None)
         if not value or removed(tag) or in_furniture(tag) or _teaser(tag):
@@ -356,7 +359,7 @@ def _captions_in_attributes(root: BeautifulSoup | Tag) -> list[CaptionData]:
         caption = caption_from_parts(split[0], split[1]) if split else caption_from_parts(*_credit_line(text))
         if is_caption_text(caption.text):
             caption.image_url = _image_address(img) if img is not None else str(tag.get("href"))
-            found.append(caption)
+            found.append((tag, caption))
     return found
 
 
