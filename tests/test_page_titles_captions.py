@@ -327,12 +327,16 @@ def test_text_beside_a_picture_that_is_not_its_caption_stays_out_of_the_captions
 def test_a_gallery_whose_photos_share_one_caption_keeps_it_for_each_photo_and_a_lightbox_copy_once():
     shared = "Volunteers clear the harbour path after the storm."
     gallery = "".join(
-        f"<figure><img src='/gallery/path-{n}.jpg'><figcaption>{shared}</figcaption></figure>" for n in "ab"
+        f"<figure><img src='/gallery/harbour-path-{n}-580x386.jpg'><figcaption>{shared}</figcaption></figure>"
+        for n in "123"
     )
-    lightbox = f"<div class='lightbox'><img src='/gallery/path-a-1200x800.jpg'><p class='caption'>{shared}</p></div>"
+    lightbox = (
+        f"<div class='lightbox'><img src='/gallery/harbour-path-1-1200x800.jpg'><p class='caption'>{shared}</p></div>"
+    )
     body = f"<article><h1>{HEADLINE}</h1>" + gallery + paragraphs_html() + lightbox + "</article>"
     captions = read(page("", body)).captions
-    assert [c.text for c in captions] == [shared, shared]
+    # Photos numbered 1, 2 and 3 are three photos; the lightbox's larger copy of photo 1 is not a fourth.
+    assert [c.text for c in captions] == [shared, shared, shared]
 
 
 def test_a_figcaption_named_for_caption_and_credit_keeps_both():

@@ -749,6 +749,13 @@ def is_caption_text(text: str) -> bool:
     return True
 
 
+# A size or variant in a picture's file name ("-580x386", "_w630", "-scaled", "@2x"): the same photo in
+# another size.
+_SIZE_TOKEN = re.compile(
+    r"[-_.@]?(?:\d{2,5}x\d{2,5}|[whq]\d{2,5}|\d(?:\.\d)?x)(?![0-9a-z])|[-_](?:scaled|thumb|small|large|orig)"
+)
+
+
 def same_photo(a: str, b: str) -> bool:
     """Two addresses of one photo, maybe in other sizes: their file names share a word of 6 or more letters."""
 
@@ -757,12 +764,13 @@ def same_photo(a: str, b: str) -> bool:
         return {w for w in re.split(r"[^a-z0-9]+", name.casefold()) if len(w) >= 6 and not w.isdigit()}
 
     def numbers(url: str) -> set[str]:
-        return set(re.findall(r"(?<![0-9])[0-9]{5,}(?![0-9])", urlsplit(url).path.rsplit("/", 1)[-1]))
+        name = _SIZE_TOKEN.sub(" ", urlsplit(url).path.rsplit("/", 1)[-1].casefold())
+        return set(re.findall(r"(?<![0-9a-z])[0-9]+(?![0-9a-z])", name.rsplit(".", 1)[0]))
 
     if urlsplit(a).path == urlsplit(b).path:
         return True
-    # "KakaoTalk_20181015_091054966.jpg" and "KakaoTalk_20181015_090733491.jpg": one camera's two shots, each
-    # with a serial number the other lacks.
+    # "KakaoTalk_20181015_091054966.jpg" and "KakaoTalk_20181015_090733491.jpg", "harbour-bridge-2-580x386.jpg"
+    # and "harbour-bridge-3-580x386.jpg": two shots, each numbered as the other is not (sizes aside).
     if numbers(a) - numbers(b) and numbers(b) - numbers(a):
         return False
     return bool(words(a) & words(b))
