@@ -744,8 +744,8 @@ def is_caption_text(text: str) -> bool:
         return False  # "(Getty Images via @daylife)"
     if len(words) <= 6 and not re.search(r"[.!?]\s", bare):
         photographer, agency = parse_credit(bare)
-        if photographer and agency and find_agency(agency) is not None:
-            return False  # "Ines Rowe, Associated Press": a credit in a line of its own
+        if photographer and agency and (find_agency(agency) is not None or "/" in bare):
+            return False  # "Ines Rowe, Associated Press", "hafenfoto / harbourpics.com": a credit alone
     return True
 
 
