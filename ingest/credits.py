@@ -111,6 +111,12 @@ _LEAD_IN = re.compile(
     r"(?:\s*(?:\.{2,}|…)\s*|\s*:\s*|\s+by\s+|\s+|(?<=©))",
     re.I,
 )
+# A screenshot's source: "Screenshot: Harbour TV", "Screenshot aus Twitter" (not "Screenshot of the menu").
+SCREENSHOT_SOURCE = re.compile(
+    r"^(?:screenshots?|captura\s+de\s+pantalla|capture\s+d['’]écran|bildschirmfoto)"
+    r"(?:\s*:\s*|\s+(?:aus|from|via|von|de|du)\s+)(?P<source>[^.!?–—:]{2,50})$",
+    re.I,
+)
 _PHOTO_BY = re.compile(r"^(?:photos?|photograph|picture|image)s?\s+by\s+", re.I)
 _TRAILING_NOTE = re.compile(
     r"(?:\s*[,/;-]\s*|\s+)\(?(?:file|pool|handout|symbolbild|symbolfoto|archivbild|archiv)\)?\.?$"
@@ -253,6 +259,10 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     text = collapse(credit).strip(" .()")
     if _ORIGIN_ONLY.match(text):
         return None, None  # "Submitted photo", "File photo": where the photo came from, nobody named
+    screenshot = SCREENSHOT_SOURCE.match(text)
+    if screenshot:
+        source = screenshot.group("source").strip()
+        return None, (source if _is_organisation(source) else None)
     sentences = [p for p in _SENTENCE_END.split(text) if p.strip(" .")]
     if len(sentences) > 1 and all(is_credit(p) for p in sentences):
         # "Photo illustration by Harbour Times. Photo by Dana Whitlow.": the sentence naming a photographer.
@@ -349,7 +359,7 @@ def is_credit(text: str) -> bool:
         return False
     if _LEAD_IN.match(text) and len(_LEAD_IN.sub("", text)) >= 2:
         return True
-    if re.match(r"^courtesy\b", text, re.I):
+    if re.match(r"^courtesy\b", text, re.I) or SCREENSHOT_SOURCE.match(text):
         return True
     text = _strip_notes(text)
     via = _VIA_AGENCY.match(text)

@@ -18,9 +18,11 @@ benchmark, on sites of the development half not drawn before (at most 2 per site
 A third draw (`--fresh N`) is a second held-back sample, made once the first had been scored too often to be
 a fresh measure: N pages from html-metadata and the article-extraction benchmark on sites drawn in neither
 earlier draw (one page per site, either hash half), to `pages-fresh.jsonl`. Its pages are judged like the
-rest and scored once, at the end of the work they judge (`measure.py --fresh`).
+rest and scored once, at the end of the work they judge (`measure.py --fresh`). Once scored and read, the
+next sample is drawn the same way under another label (`--fresh 120 --label fresh2`: `pages-fresh2.jsonl`,
+seed 3538), on sites in no earlier draw; `measure.py --fresh` scores every such sample.
 
-    python -m bench.captions.sample [--corpus DIR] [--more N | --fresh N]
+    python -m bench.captions.sample [--corpus DIR] [--more N | --fresh N [--label fresh2]]
 """
 
 from __future__ import annotations
@@ -75,11 +77,12 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
     parser.add_argument("--more", type=int, default=0, help="draw this many more development pages")
     parser.add_argument("--fresh", type=int, default=0, help="draw this many pages for a second held-back sample")
+    parser.add_argument("--label", default="fresh", help="the fresh sample's name: fresh, fresh2, ...")
     args = parser.parse_args()
     if args.more:
         return more(args.corpus, args.more)
     if args.fresh:
-        return more(args.corpus, args.fresh, fresh=True)
+        return more(args.corpus, args.fresh, fresh=args.label)
     rng = random.Random(35)
     chosen: list[dict] = []
 
@@ -142,12 +145,13 @@ def main() -> int:
     return 0
 
 
-def more(corpus: Path, count: int, fresh: bool = False) -> int:
-    drawn = [OUT] + ([OUT.parent / "pages-more.jsonl"] if fresh else [])
+def more(corpus: Path, count: int, fresh: str = "") -> int:
+    out = OUT.parent / (f"pages-{fresh}.jsonl" if fresh else "pages-more.jsonl")
+    drawn = [OUT] + ([p for p in sorted(OUT.parent.glob("pages-*.jsonl")) if p != out] if fresh else [])
     taken = [json.loads(line) for path in drawn for line in path.read_text(encoding="utf-8").splitlines()]
     seen_pages = {row["page"] for row in taken}
     seen_sites = {row["site"] for row in taken}
-    rng = random.Random(3537 if fresh else 3536)
+    rng = random.Random(3536 + int(fresh.removeprefix("fresh") or 1) if fresh else 3536)
     candidates = []
     for name, urls in (
         (
@@ -179,8 +183,8 @@ def more(corpus: Path, count: int, fresh: bool = False) -> int:
         html = gzip.decompress((corpus / name / "html" / f"{page}.html.gz").read_bytes()).decode("utf-8", "replace")
         if looks_illustrated(html):
             per_site[site] += 1
-            chosen.append({"set": name, "page": page, "site": site, "half": "fresh" if fresh else "dev"})
-    with (OUT.parent / ("pages-fresh.jsonl" if fresh else "pages-more.jsonl")).open("w", encoding="utf-8") as handle:
+            chosen.append({"set": name, "page": page, "site": site, "half": fresh or "dev"})
+    with out.open("w", encoding="utf-8") as handle:
         for row in chosen:
             handle.write(json.dumps(row) + "\n")
     print(f"{len(chosen)} {'fresh held-back' if fresh else 'more development'} pages on {len(per_site)} sites")

@@ -135,6 +135,9 @@ def _text(tag: Tag) -> str:
 
 def _clean_caption_text(text: str) -> str:
     text = _HIDDEN_LABEL.sub("", _LEADING_COUNTER.sub("", text)).lstrip(" /|·•")  # a credit's separator left over
+    text = _FOOTNOTE_MARKS.sub("", text)
+    if len(_CAPTION_LABEL.sub("", text).split()) >= MIN_LAYOUT_CAPTION_WORDS:
+        text = _CAPTION_LABEL.sub("", text)
     previous = None
     while previous != text:
         previous = text
@@ -617,12 +620,18 @@ def _credit_line(text: str) -> tuple[str, Optional[str]]:
     m = _CREDIT_LINE.match(text)
     if m and is_credit(m.group("credit")):
         return m.group("text").strip(), m.group("credit").strip()
+    m = _SCREENSHOT.search(text)
+    if m:
+        return m.group("text").strip(), m.group("credit").strip()
+    m = _AFTER_SLASH.search(text)
+    if m and len(m.group("text").split()) >= 2 and (is_credit(m.group("credit")) or find_agency(m.group("credit"))):
+        return m.group("text").strip(), m.group("credit").strip()
     m = _TRAILING_NAME.search(text)
     if m and len(m.group("text").split()) >= 3 and re.search(r"[a-z]{2}", m.group("credit")):
         return m.group("text").strip(), m.group("credit").strip()
     m = _TRAILING_COPYRIGHT.search(text)
     if m and len(m.group("text").split()) >= 2:
-        return m.group("text").strip(), m.group("credit").strip()
+        return m.group("text").strip(" ,;–—-"), m.group("credit").strip()
     for pattern in (_TRAILING_AGENCY, _GLUED_AGENCY, _LEADING_AGENCY):
         m = pattern.search(text)
         if m and len(m.group("text").split()) >= 2 and find_agency(m.group("credit").split("/")[0]) is not None:
@@ -633,6 +642,14 @@ def _credit_line(text: str) -> tuple[str, Optional[str]]:
     return text, None
 
 
+# A screenshot's source after the caption's last sentence ("... at dawn. Screenshot from Harbour TV").
+_SCREENSHOT = re.compile(
+    r"^(?P<text>.*[.!?])\s+(?P<credit>(?:screenshots?|captura\s+de\s+pantalla|capture\s+d['’]écran|bildschirmfoto)"
+    r"\b[^.!?]{0,60})$",
+    re.I,
+)
+# A credit after the caption's last slash ("The bridge at dawn / AFP", "... at dawn/Foto Ines Rowe").
+_AFTER_SLASH = re.compile(r"^(?P<text>.+?)\s*/\s*(?P<credit>[^/]{2,60}?)\s*\.?$")
 # A name in brackets ending a caption: who supplied the picture ("... at dawn. (Harbour Port Authority)").
 _TRAILING_NAME = re.compile(
     r"^(?P<text>.*?)\s*\(\s*(?P<credit>[A-Z][\w.&'’-]*(?:\s+(?:[A-Z][\w.&'’-]*|of|the|and|de|du|für|for)){0,5})\s*\)\s*\.?$"
@@ -717,6 +734,16 @@ _TEASER_BYLINE = re.compile(
     r"^[A-Z][A-Z.'’ -]+(?:,\s*[A-Z][A-Z.'’ -]+)*(?:\s+and\s+[A-Z][A-Z.'’ -]+)?\s+"
     r"(?:\d+\s+(?:minutes?|hours?|days?|weeks?)\s+ago|[A-Z][a-z]{2,8}\.?\s+\d{1,2},\s+\d{4})$"
 )
+# A wiki's footnote marks after a caption ("Ines Rowe[3][4]"); a label before the caption ("Bild:",
+# "Symbolbild:", "Légende :").
+_FOOTNOTE_MARKS = re.compile(r"(?:\s*\[\d{1,3}\])+\s*$")
+_CAPTION_LABEL = re.compile(
+    r"^(?:bild|symbolbild|symbolfoto|archivbild|caption|bildunterschrift|l[ée]gende|leyenda|didascalia)\s*:\s*", re.I
+)
+# What a credit alone says where a caption would stand ("Reprodução": reproduced from another publication).
+_CREDIT_WORD = re.compile(r"^(?:reprodu[çc][ãa]o|reproducci[óo]n|reproduction|divulga[çc][ãa]o|handout|archiv)$", re.I)
+# A list of tags or sections ("01.12.2022 / CSP / International / Photovoltaik / Speicher").
+_TAG_LIST = re.compile(r"^[^/]{1,30}(?:\s*/\s*[^/\s]?[^/]{0,30}){3,}$")
 _HIDDEN_LABEL = re.compile(r"^(?:image|media|photo|video)\s+caption\s*:?\s+", re.I)
 
 
@@ -732,6 +759,8 @@ def is_caption_text(text: str) -> bool:
     if _TOGGLE_ONLY.match(bare) or _COUNTER.match(bare) or _AD_LABEL.match(bare):
         return False
     if _LINKS_LABEL.match(bare) or _INSTRUCTION.search(bare) or _TEASER_BYLINE.match(bare):
+        return False
+    if _CREDIT_WORD.match(bare) or (_TAG_LIST.match(bare) and not re.search(r"[.!?]\s", bare)):
         return False
     if bare.endswith(":") and len(bare.split()) <= 3:
         return False  # "Hide Caption", "Photos:"
