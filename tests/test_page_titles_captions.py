@@ -456,3 +456,29 @@ def test_credits_lose_dates_notes_and_lead_ins_and_name_a_sites_user():
     assert parse_credit("Foto: hafenfoto/harbourpics.com") == ("hafenfoto", "harbourpics.com")
     assert parse_credit("Photo: @hafenfoto / Twitter") == ("@hafenfoto", "Twitter")
     assert parse_credit("File photo") == (None, None)
+
+
+def test_credits_after_a_slash_or_a_screenshot_label_and_wiki_marks_are_split_off_captions():
+    captions = [
+        ("Bild: The mayor opens the new ferry terminal / AFP", "The mayor opens the new ferry terminal", "AFP"),
+        ("Cars stolen at the harbour/Screenshot from Harbour TV", "Cars stolen at the harbour", "Harbour TV"),
+        ("Ines Rowe, harbour master of the year/ Foto Dana Whitlow", "Ines Rowe, harbour master of the year", None),
+        ("A drone flew over the pier. Screenshot aus Twitter", "A drone flew over the pier.", "Twitter"),
+        ("Harbour master Ines Rowe[3][4]", "Harbour master Ines Rowe", None),
+        (
+            "Screenshots of the old ferry timetable, printed in 1987.",
+            "Screenshots of the old ferry timetable, printed in 1987.",
+            None,
+        ),
+    ]
+    figures = "".join(
+        f"<figure><img src='/{i}.jpg'><figcaption>{c}</figcaption></figure>" for i, (c, _, _) in enumerate(captions)
+    )
+    not_captions = ["Reprodução", "01.12.2022 / Harbour / International / Ferries / Economy"]
+    figures += "".join(
+        f"<figure><img src='/n{i}.jpg'><figcaption>{t}</figcaption></figure>" for i, t in enumerate(not_captions)
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + figures + paragraphs_html(STORY[2:])
+    found = read(page("", body + "</article>")).captions
+    assert [(c.text, c.agency) for c in found] == [(text, agency) for _, text, agency in captions]
+    assert found[2].photographer == "Dana Whitlow"
