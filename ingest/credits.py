@@ -108,7 +108,9 @@ def source_for(name: str) -> str:
 _LEAD_IN = re.compile(
     r"^(?:(?:photo|image|picture|video|bild)\s*(?:credit|source|copyright|quelle)|credits?|photos?|photograph(?:s|er)?|"
     r"pictures?|images?|foto|fotos?|fot\.|bild|illustration|copyright|quelle|cr[ée]ditos?|cr[ée]dits?|©|\(c\))"
-    r"(?:\s*(?:\.{2,}|…)\s*|\s*:\s*|\s+by\s+|\s+|(?<=©))",
+    r"(?:\s*(?:\.{2,}|…)\s*|\s*:\s*|\s+by\s+|\s+|(?<=©))"
+    # labels that are also words of a caption ("Symbolbild Rettungsdienst"): a credit only before a colon
+    r"|^(?:symbolbild|symbolfoto|archivbild|archivfoto|titelbild|titelfoto|bildquelle|fotoquelle)\s*:\s*",
     re.I,
 )
 # A screenshot's source: "Screenshot: Harbour TV", "Screenshot aus Twitter" (not "Screenshot of the menu").
@@ -243,7 +245,14 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
 
 
 _ORIGIN_ONLY = re.compile(
-    r"^(?:file|submitted|contributed|courtesy|staff|handout|stock|archive)\s+(?:photo|image|picture)s?$", re.I
+    r"^(?:(?:file|submitted|contributed|courtesy|staff|handout|stock|archive)\s+(?:photo|image|picture)s?|"
+    r"cedida|cortes[ií]a|divulga[çc][ãa]o|reprodu[çc][ãa]o|privat|private)$",
+    re.I,
+)
+# A licence after the credit ("(Unsplash License)", "CC BY-SA 2.0"): how the photo may be used, not who made it.
+_LICENCE = re.compile(
+    r"\s*[,(|/-]?\s*(?:CC[\s-]?(?:BY|0)\b[\w\s.-]*|public\s+domain|gemeinfrei|[\w-]+\s+licen[sc]e|lizenz\w*)\s*\)?\s*$",
+    re.I,
 )
 
 
@@ -276,9 +285,10 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     pool = bool(re.match(r"^pool\b", text, re.I))
     courtesy = bool(re.match(r"^(?:photo\s+)?courtesy\b", text, re.I))
     text = re.sub(r"^(?:pool\s+)?(?:photo\s+)?(?:courtesy(?:\s+of)?|by)\s+", "", text, flags=re.I)
-    text = _strip_notes(text)
+    text = _strip_notes(_LICENCE.sub("", text))
     origin, distributor = text, ""
-    via_at = re.search(r"\s*,?\s+via\s+", text, re.I)
+    # "Dana Whitlow on Unsplash": a photo-sharing site's own credit line, read as "via".
+    via_at = re.search(r"\s*,?\s+via\s+", text, re.I) or re.search(r"\s+on\s+(?=[A-Z][\w.-]*$)", text)
     if via_at:
         origin, distributor = text[: via_at.start()], text[via_at.end() :]
     # "... for Ithaca Holdings": the client a picture was made for, the agency only when no agency is named
@@ -292,6 +302,8 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     )
     if client and not agencies and not organisations and _is_organisation(client):
         organisations.append(client)
+    if distributor and photographer is None and not agencies and not organisations and _USER_NAME.match(origin):
+        photographer = origin.strip()  # a site's user ("harbourcam via Unsplash")
     via = find_agency(distributor) if distributor else None
     makers = [a for a in agencies if a.short not in _DISTRIBUTORS]
     if makers:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from ingest.credits import parse_credit
+from ingest.credits import is_credit, parse_credit
 from ingest.pipeline import Ingester
 from ingest.readers import read_bytes
 from search.request import SearchRequest
@@ -456,6 +456,23 @@ def test_credits_lose_dates_notes_and_lead_ins_and_name_a_sites_user():
     assert parse_credit("Foto: hafenfoto/harbourpics.com") == ("hafenfoto", "harbourpics.com")
     assert parse_credit("Photo: @hafenfoto / Twitter") == ("@hafenfoto", "Twitter")
     assert parse_credit("File photo") == (None, None)
+    assert parse_credit("Foto: Dana Whitlow on Unsplash") == ("Dana Whitlow", "Unsplash")
+    assert parse_credit("Photo by Dana Whitlow via Flickr (CC BY-SA 2.0)") == ("Dana Whitlow", "Flickr")
+    assert parse_credit("Symbolbild: Ines Rowe/AdobeStock") == ("Ines Rowe", "Adobe Stock")
+    assert not is_credit("Symbolbild Hafenfähre")  # a caption that starts like a label
+
+
+def test_a_block_named_for_the_author_inside_a_figure_is_the_photos_credit():
+    figure = (
+        "<figure><img src='/f.jpg'><div class='image-description'>"
+        "<h2 class='image-description__caption'>The old ferry leaves the harbour for the last time.</h2>"
+        "<div class='image-description__author'><span>Dana Whitlow / Reuters</span></div></div></figure>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + figure + paragraphs_html(STORY[2:])
+    captions = read(page("", body + "</article>")).captions
+    assert [(c.text, c.photographer, c.agency) for c in captions] == [
+        ("The old ferry leaves the harbour for the last time.", "Dana Whitlow", "Reuters")
+    ]
 
 
 def test_credits_after_a_slash_or_a_screenshot_label_and_wiki_marks_are_split_off_captions():
