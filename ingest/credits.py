@@ -369,8 +369,9 @@ def is_credit(text: str) -> bool:
     text = collapse(text).strip(" .")
     if not text or len(text) > 150:
         return False
-    if _LEAD_IN.match(text) and len(_LEAD_IN.sub("", text)) >= 2:
-        return True
+    rest = _LEAD_IN.sub("", text)
+    if _LEAD_IN.match(text) and len(rest) >= 2 and not (len(rest.split()) > 8 and re.search(r"[.!?]\s+\S", rest)):
+        return True  # "Photo: Ines Rowe/AP", not "Bild: The ferry leaves. Dana Whitlow took it."
     if re.match(r"^courtesy\b", text, re.I) or SCREENSHOT_SOURCE.match(text):
         return True
     text = _strip_notes(text)

@@ -499,3 +499,38 @@ def test_credits_after_a_slash_or_a_screenshot_label_and_wiki_marks_are_split_of
     found = read(page("", body + "</article>")).captions
     assert [(c.text, c.agency) for c in found] == [(text, agency) for _, text, agency in captions]
     assert found[2].photographer == "Dana Whitlow"
+
+
+def test_a_figure_holding_only_its_picture_keeps_the_caption_standing_after_it():
+    caption = "Three holiday periods break up the school year."
+    body = (
+        f"<article><h1>{HEADLINE}</h1>"
+        + paragraphs_html(STORY[:2])
+        + f"<figure><img src='/holidays.png' alt='{caption} Foto: Harbour Agency'></figure>"
+        + f"<div class='internal-descent'><span>{caption} Foto: Harbour Agency</span></div>"
+        + paragraphs_html(STORY[2:])
+        + "</article>"
+    )
+    captions = read(page("", body)).captions
+    assert [(c.text, c.agency) for c in captions] == [(caption, "Harbour Agency")]
+
+
+def test_the_lead_photos_metadata_caption_given_by_reference_in_a_graph_counts():
+    graph = {
+        "@context": "https://schema.org",
+        "@graph": [
+            {"@type": "NewsArticle", "headline": HEADLINE, "image": {"@id": "https://ht.example/a#primaryimage"}},
+            {
+                "@type": "ImageObject",
+                "@id": "https://ht.example/a#primaryimage",
+                "url": "https://ht.example/bridge.jpg",
+                "caption": "Bild: A drone flew low over the closed bridge on Sunday. Screenshot aus Twitter",
+            },
+        ],
+    }
+    head = f"<script type='application/ld+json'>{json.dumps(graph)}</script>"
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html() + "</article>"
+    captions = read(page(head, body)).captions
+    assert [(c.text, c.credit, c.agency) for c in captions] == [
+        ("A drone flew low over the closed bridge on Sunday.", "Screenshot aus Twitter", "Twitter")
+    ]

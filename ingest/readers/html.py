@@ -23,7 +23,7 @@ from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
 from htmldate.utils import load_html
 
 from .. import dates
-from ..credits import caption_from_parts, find_agency, split_caption
+from ..credits import caption_from_parts, find_agency
 from ..enrich import identify_language
 from ..errors import InputError
 from ..normalise import clean_text, collapse, split_paragraphs
@@ -39,7 +39,7 @@ from .htmlbody import (
     word_count,
     words,
 )
-from .htmlcaptions import extract_captions, is_caption_text, same_photo
+from .htmlcaptions import caption_from_text, extract_captions, is_caption_text, same_photo
 from .htmlmeta import PageMeta, read_meta
 from .htmltitle import choose_headline
 
@@ -350,11 +350,7 @@ def _metadata_caption(
         return []
     if shown and (not address or any(c.image_url and same_photo(address, c.image_url) for c in shown)):
         return []  # the page shows this photo's caption (worded for sharing here), or may
-    if not credit:
-        split = split_caption(text)
-        if split:
-            text, credit = split[0], split[1]
-    caption = caption_from_parts(text, credit)
+    caption = caption_from_parts(text, credit) if credit else caption_from_text(text)
     if not is_caption_text(caption.text):
         return []
     caption.image_url = address

@@ -506,7 +506,7 @@ def _picture_with_text(tag: Tag) -> bool:
     if first_descendant(tag, _STORY_STRUCTURE, is_caption_node) is not None:
         return False  # a story block, or a figure whose caption markup is read on its own
     if tag.name == "figure":
-        return True
+        return bool(_text(tag))  # a figure holding only its picture: its caption stands after it
     if "no" in name_words(tag) or sum(1 for t in tag.descendants if isinstance(t, Tag) and t.name == "p") > 2:
         return False  # "no-image" names the absence of a picture
     return _word_count(tag, MIN_BOX_CAPTION_WORDS) >= MIN_BOX_CAPTION_WORDS
@@ -612,6 +612,13 @@ _CREDIT_LINE = re.compile(
     r"[^.:]{2,100})$",
     re.I,
 )
+
+
+def caption_from_text(text: str) -> CaptionData:
+    """A caption written as one text, its credit at the end or in any form a caption writes it."""
+    text = _clean_caption_text(text)
+    split = split_caption(text)
+    return caption_from_parts(split[0], split[1]) if split else caption_from_parts(*_credit_line(text))
 
 
 def _credit_line(text: str) -> tuple[str, Optional[str]]:

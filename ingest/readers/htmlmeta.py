@@ -182,7 +182,7 @@ def read_meta(soup: BeautifulSoup) -> PageMeta:
         ("title", page.title_tag),
     ]
     page.shown = page_text(soup)
-    page.image_caption = _image_caption(ld, meta)
+    page.image_caption = _image_caption(ld, meta, scan.ld_scripts)
     page.url = (
         _http(scan.canonical.get("href") if scan.canonical is not None else None)
         or _http(meta.get("og:url"))
@@ -197,10 +197,21 @@ def read_meta(soup: BeautifulSoup) -> PageMeta:
     return page
 
 
-def _image_caption(ld: dict, meta: dict[str, str]) -> Optional[tuple[str, Optional[str], Optional[str]]]:
+def _image_caption(
+    ld: dict, meta: dict[str, str], scripts: Iterable[Tag] = ()
+) -> Optional[tuple[str, Optional[str], Optional[str]]]:
     """The article's image caption as its metadata states it: a JSON-LD ImageObject's `caption` (with its
-    `creditText`, `copyrightHolder` or `author`), else `og:image:alt` / `twitter:image:alt`."""
-    for image in _as_list(ld.get("image")) + _as_list(ld.get("associatedMedia")):
+    `creditText`, `copyrightHolder` or `author`), else `og:image:alt` / `twitter:image:alt`. An image given by
+    reference (`{"@id": "...#primaryimage"}`, as in a `@graph`, also the page's `primaryImageOfPage`) is
+    looked up among the page's JSON-LD objects."""
+    objects = list(json_ld_objects(scripts)) if scripts else []
+    by_id = {o["@id"]: o for o in objects if isinstance(o.get("@id"), str) and len(o) > 1}
+    pages = [o for o in objects if o.get("primaryImageOfPage")]
+    images = _as_list(ld.get("image")) + _as_list(ld.get("associatedMedia"))
+    images += [o.get("primaryImageOfPage") for o in pages]
+    for image in images:
+        if isinstance(image, dict) and len(image) == 1 and isinstance(image.get("@id"), str):
+            image = by_id.get(image["@id"], image)
         if not isinstance(image, dict):
             continue
         text = _first_text(_str(image.get("caption")), _str(image.get("description")))
