@@ -119,9 +119,9 @@ def is_credit_node(tag: Tag) -> bool:
         return False
     if is_caption_node(tag) and first_descendant(tag, (), is_caption_node) is not None:
         return False  # "<figcaption class=image__caption-credit>" holding the caption and the credit
-    in_figure = (
-        CREDIT_ITEMPROPS & _itemprop(tag) or _FIGURE_CREDIT_WORDS & name_words(tag)
-    ) and tag.find_parent(lambda t: t.name in ("figure", "figcaption") or is_caption_node(t)) is not None
+    in_figure = (CREDIT_ITEMPROPS & _itemprop(tag) or _FIGURE_CREDIT_WORDS & name_words(tag)) and tag.find_parent(
+        lambda t: t.name in ("figure", "figcaption") or is_caption_node(t)
+    ) is not None
     return bool(CREDIT_WORDS & name_words(tag)) or bool(in_figure)
 
 

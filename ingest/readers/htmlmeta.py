@@ -7,7 +7,7 @@ import html as html_lib
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Optional, Sequence
 
 from bs4 import BeautifulSoup, Tag
 
@@ -137,7 +137,8 @@ def _tokens(value: Any) -> list[str]:
 def read_meta(soup: BeautifulSoup) -> PageMeta:
     """The page's metadata; reads only (the tree is not changed)."""
     scan = _Scan(soup)
-    ld = json_ld_article(scan.ld_scripts)
+    objects = list(json_ld_objects(scan.ld_scripts))
+    ld = json_ld_article(objects)
     meta = meta_tags(scan.metas)
     page = PageMeta()
     page.ld_types = [t for t in _as_list(ld.get("@type")) if isinstance(t, str)]
@@ -182,7 +183,7 @@ def read_meta(soup: BeautifulSoup) -> PageMeta:
         ("title", page.title_tag),
     ]
     page.shown = page_text(soup)
-    page.image_caption = _image_caption(ld, meta, scan.ld_scripts)
+    page.image_caption = _image_caption(ld, meta, objects)
     page.url = (
         _http(scan.canonical.get("href") if scan.canonical is not None else None)
         or _http(meta.get("og:url"))
@@ -198,13 +199,12 @@ def read_meta(soup: BeautifulSoup) -> PageMeta:
 
 
 def _image_caption(
-    ld: dict, meta: dict[str, str], scripts: Iterable[Tag] = ()
+    ld: dict, meta: dict[str, str], objects: Sequence[dict] = ()
 ) -> Optional[tuple[str, Optional[str], Optional[str]]]:
     """The article's image caption as its metadata states it: a JSON-LD ImageObject's `caption` (with its
     `creditText`, `copyrightHolder` or `author`), else `og:image:alt` / `twitter:image:alt`. An image given by
     reference (`{"@id": "...#primaryimage"}`, as in a `@graph`, also the page's `primaryImageOfPage`) is
     looked up among the page's JSON-LD objects."""
-    objects = list(json_ld_objects(scripts)) if scripts else []
     by_id = {o["@id"]: o for o in objects if isinstance(o.get("@id"), str) and len(o) > 1}
     pages = [o for o in objects if o.get("primaryImageOfPage")]
     images = _as_list(ld.get("image")) + _as_list(ld.get("associatedMedia"))
@@ -329,12 +329,12 @@ def _walk_ld(data: Any, depth: int = 0) -> Iterable[dict]:
                 yield from _walk_ld(data[key], depth + 1)
 
 
-def json_ld_article(scripts: Iterable[Tag]) -> dict:
-    """The page's JSON-LD article object (NewsArticle, Article, BlogPosting...), or {}; the one with an
-    articleBody or a headline wins over a bare mention."""
+def json_ld_article(objects: Iterable[dict]) -> dict:
+    """The page's JSON-LD article object (NewsArticle, Article, BlogPosting...) among its JSON-LD objects
+    (`json_ld_objects`), or {}; the one with an articleBody or a headline wins over a bare mention."""
     best: dict = {}
     best_score = -1
-    for obj in json_ld_objects(scripts):
+    for obj in objects:
         types = [t.lower() for t in _as_list(obj.get("@type")) if isinstance(t, str)]
         if not any(t in ARTICLE_TYPES or t.endswith("article") for t in types):
             continue
