@@ -127,7 +127,20 @@ _TRAILING_NOTE = re.compile(
 )
 # "NASA via AP", "Handout via Reuters", "Saul Loeb/AFP via Getty Images": a picture distributed by an agency.
 _VIA_AGENCY = re.compile(r"^(?P<origin>.{2,80}?)\s+via\s+(?P<agency>[^/,;]{2,40})$", re.I)
-_NOT_A_NAME = {"file", "pool", "handout", "courtesy", "staff", "stringer", "str", "str.", "photo", "photos", "ho"}
+_NOT_A_NAME = {
+    "file",
+    "pool",
+    "handout",
+    "courtesy",
+    "staff",
+    "stringer",
+    "str",
+    "str.",
+    "photo",
+    "photos",
+    "ho",
+    "contributor",
+}
 _DISTRIBUTORS = {"Getty Images", "Pool", "Shutterstock", "Alamy", "ZUMA Press"}
 _NAME = re.compile(r"^[^\W\d_][\w'’.\- ]{0,60}$")
 
@@ -206,10 +219,14 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
     # "Mark Wilson/2011 Getty Images"
     pieces = [re.sub(r"^(?:19|20)\d\d\s+", "", _LEAD_IN.sub("", p).strip()) for p in written]
     known_agency = any(find_agency(p) for p in pieces)
-    beside = beside or known_agency or any(_ORG_WORDS.search(p) for p in pieces)
+    beside = beside or known_agency or any(_ORG_WORDS.search(p) or _WEB_ADDRESS.fullmatch(p) for p in pieces)
     photographer: Optional[str] = None
     agencies: list[Agency] = []
     organisations: list[str] = []
+    if len(pieces) == 2 and _ABBREVIATION.fullmatch(pieces[0]) and _SURNAME.fullmatch(pieces[1]):
+        # "HTA / Whitlow": an organisation's initials, then its photographer's surname
+        if find_agency(pieces[0]) is None:
+            return pieces[1], [], [pieces[0]]
     for part, as_written in zip(pieces, written, strict=True):
         found = find_agency(part)
         if found is not None:
@@ -329,6 +346,8 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     return photographer, agency
 
 
+_ABBREVIATION = re.compile(r"[A-ZÄÖÜ]{2,6}")
+_SURNAME = re.compile(r"[A-ZÄÖÜ][a-zà-ÿß]+(?:-[A-ZÄÖÜ][a-zà-ÿß]+)?")
 _ORG_WORDS = re.compile(
     r"\b(?:inc|corp|corporation|co|ltd|llc|gmbh|ag|plc|company|media|news|press|images|photos|pictures|agency|"
     r"archive|archives|museum|library|university|office|ministry|department|government|police|studios?|films?|"

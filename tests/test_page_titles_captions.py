@@ -534,3 +534,20 @@ def test_the_lead_photos_metadata_caption_given_by_reference_in_a_graph_counts()
     assert [(c.text, c.credit, c.agency) for c in captions] == [
         ("A drone flew low over the closed bridge on Sunday.", "Screenshot aus Twitter", "Twitter")
     ]
+
+
+def test_a_numbered_figure_line_after_its_picture_is_its_caption_with_its_source():
+    body = (
+        f"<article><h1>{HEADLINE}</h1>"
+        + paragraphs_html(STORY[:2])
+        + "<p><img src='/profile.jpg'><br><em><sub>Abbildung 3: The snow pack in layers, Quelle HTA Davos</sub></em></p>"
+        + paragraphs_html(STORY[2:])
+        + "</article>"
+    )
+    captions = read(page("", body)).captions
+    assert [(c.text, c.credit, c.agency) for c in captions] == [
+        ("Abbildung 3: The snow pack in layers", "Quelle HTA Davos", "HTA Davos")
+    ]
+    assert parse_credit("HTA / Whitlow") == ("Whitlow", "HTA")
+    assert parse_credit("Dana Whitlow/imagebank.harbour.se") == ("Dana Whitlow", "imagebank.harbour.se")
+    assert parse_credit("Credit: Getty - Contributor") == (None, "Getty Images")

@@ -22,6 +22,7 @@ def seal(row: dict) -> dict:
     if "title" in row and not isinstance(row["title"], list):
         row["title"] = word_hashes(row["title"])
     for caption in row.get("captions", []):
+        caption.pop("note", None)  # a judge's note on one caption: the page's words, not kept
         if "text" in caption:
             caption["words"] = word_hashes(caption.pop("text"))
             caption["credit"] = bool(caption.get("credit"))

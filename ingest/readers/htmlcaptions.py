@@ -403,7 +403,7 @@ def _line_after(holder: Tag) -> Optional[Tag]:
     """The element right after the picture's holder when it is a short line in emphasis (italics, small
     print, centred) or one ending in a photo credit."""
     sibling = holder.next_sibling
-    while sibling is not None and (not isinstance(sibling, Tag) or _control_line(sibling)):
+    while sibling is not None and (not isinstance(sibling, Tag) or sibling.name == "br" or _control_line(sibling)):
         if not isinstance(sibling, Tag) and str(sibling).strip():
             return None
         sibling = sibling.next_sibling  # a picture's buttons ("Expand / Contract", "Zoom") come before its caption
@@ -416,7 +416,16 @@ def _line_after(holder: Tag) -> Optional[Tag]:
     inner = sibling if sibling.name in _EMPHASIS else first_descendant(sibling, _EMPHASIS)
     if inner is not None and _key(_text(inner)) == _key(text):
         return sibling
+    if _FIGURE_LABEL.match(text):
+        return sibling  # "Figure 2: The profile of the snow pack"
     return sibling if split_caption(text) or _credit_first(sibling) else None
+
+
+# A numbered figure's label opening its caption ("Figure 2:", "Abb. 3.", "Abbildung 1:").
+_FIGURE_LABEL = re.compile(
+    r"^(?:fig(?:ure)?|abb(?:ildung)?|bild|image|photo|foto|grafik|chart|tabelle|table|gráfico|figura)\.?\s*\d+\s*[:.]\s+\S",
+    re.I,
+)
 
 
 def _control_line(tag: Tag) -> bool:
@@ -631,6 +640,9 @@ def _credit_line(text: str) -> tuple[str, Optional[str]]:
     m = _CREDIT_LINE.match(text)
     if m and is_credit(m.group("credit")):
         return m.group("text").strip(), m.group("credit").strip()
+    m = _TRAILING_SOURCE.search(text)
+    if m and len(m.group("text").split()) >= 2:
+        return m.group("text").strip(), m.group("credit").strip()
     m = _SCREENSHOT.search(text)
     if m:
         return m.group("text").strip(), m.group("credit").strip()
@@ -653,6 +665,10 @@ def _credit_line(text: str) -> tuple[str, Optional[str]]:
     return text, None
 
 
+# A source named after the caption's last comma ("..., Quelle HTA Davos", "..., source: Harbour Authority").
+_TRAILING_SOURCE = re.compile(
+    r"^(?P<text>.+?)[,;]\s*(?P<credit>(?:quelle|source|fuente|fonte)\b:?\s*[^,;:]{2,60})$", re.I
+)
 # A screenshot's source after the caption's last sentence ("... at dawn. Screenshot from Harbour TV").
 _SCREENSHOT = re.compile(
     r"^(?P<text>.*[.!?])\s+(?P<credit>(?:screenshots?|captura\s+de\s+pantalla|capture\s+d['’]écran|bildschirmfoto)"
@@ -809,7 +825,7 @@ def same_photo(a: str, b: str) -> bool:
 
     if urlsplit(a).path == urlsplit(b).path:
         return True
-    # "KakaoTalk_20181015_091054966.jpg" and "KakaoTalk_20181015_090733491.jpg", "harbour-bridge-2-580x386.jpg"
+    # "IMG_20240630_101544.jpg" and "IMG_20240630_114502.jpg", "harbour-bridge-2-580x386.jpg"
     # and "harbour-bridge-3-580x386.jpg": two shots, each numbered as the other is not (sizes aside).
     if numbers(a) - numbers(b) and numbers(b) - numbers(a):
         return False
