@@ -417,9 +417,9 @@ def is_credit(text: str) -> bool:
 _TRAILING_PARENS = re.compile(r"\s*\(([^()]{1,160})\)\s*\.?\s*$")
 # Unbracketed credits at the end: "... on Friday. Photograph: Peter Byrne/PA" or "... REUTERS/Kevin Lamarque".
 _TRAILING_LABELLED = re.compile(
-    r"(?:(?<=[.!?\"”])|^)\s*((?:(?:photo|image|picture)\s+credit|credit|photo(?:graph(?:er)?)?|foto|picture|image)s?"
+    r"(?:(?<=[.!?\"”])|^)\s*((?:(?:photo|image|picture)\s+credit|credit|photo(?:graph(?:er)?)?|foto|picture|image|bild)s?"
     r"\s*(?::|by)\s*"
-    r"[^.:]{2,100}?)\s*\.?\s*$",
+    r"(?:[^.:]|\.(?=\w))(?:[^.:]|\.(?=\w)){1,99}?)\s*\.?\s*$",  # a dot only inside a name ("Harbourpics.com")
     re.I,
 )
 # "Rep. Mark Meadows. | Alex Wong/Getty Images": a credit after a bar.

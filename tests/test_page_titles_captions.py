@@ -551,3 +551,25 @@ def test_a_numbered_figure_line_after_its_picture_is_its_caption_with_its_source
     assert parse_credit("HTA / Whitlow") == ("Whitlow", "HTA")
     assert parse_credit("Dana Whitlow/imagebank.harbour.se") == ("Dana Whitlow", "imagebank.harbour.se")
     assert parse_credit("Credit: Getty - Contributor") == (None, "Getty Images")
+
+
+def test_more_credit_forms_and_a_caption_held_inside_its_credit_block():
+    figures = [
+        # the caption inside the credit's block
+        "<figure><img src='/a.jpg'><figcaption><div class='copyright'>Bild: hafenfoto"
+        "<span class='picture-description'> The court is no place for a quarrel</span></div></figcaption></figure>",
+        "<figure><img src='/b.jpg'><figcaption>Oil pumps at sunset. Bild: hafenfoto/Harbourpics.com</figcaption></figure>",
+        "<figure><img src='/c.jpg'><figcaption>Posters of the harbour campaign. (harbourcampaign.org)</figcaption></figure>",
+        "<figure><img src='/d.jpg'><figcaption>2月17日，港口的渡轮在清晨出发。港口日报记者 李明 摄</figcaption></figure>",
+        "<figure><img src='/e.jpg'><figcaption>市长说，渡轮明年恢复运行。（取自市政府网站）</figcaption></figure>",
+    ]
+    banners = "<figure><img src='/f.jpg'><figcaption>QUALITY SINCE 2006</figcaption></figure>"
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + "".join(figures) + banners
+    captions = read(page("", body + paragraphs_html(STORY[2:]) + "</article>")).captions
+    assert [(c.text, c.credit) for c in captions] == [
+        ("The court is no place for a quarrel", "Bild: hafenfoto"),
+        ("Oil pumps at sunset.", "Bild: hafenfoto/Harbourpics.com"),
+        ("Posters of the harbour campaign.", "harbourcampaign.org"),
+        ("2月17日，港口的渡轮在清晨出发。", "港口日报记者 李明 摄"),
+        ("市长说，渡轮明年恢复运行。", "取自市政府网站"),
+    ]

@@ -222,7 +222,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=corpus_root())
     parser.add_argument("--held", action="store_true", help="score the held-back half too (report only)")
-    parser.add_argument("--fresh", action="store_true", help="score the second held-back sample too (report only)")
+    parser.add_argument("--fresh", action="store_true", help="score the fresh held-back samples too (report only)")
+    parser.add_argument("--read", action="store_true", help="score every half already read (READ), no other")
     parser.add_argument("--agreement", action="store_true", help="compare the second reading with the first")
     parser.add_argument("--no-titles", action="store_true", help="captions only")
     parser.add_argument("--no-trafilatura", action="store_true", help="titles without trafilatura's (3x faster)")
@@ -259,7 +260,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     fresh = sorted({h for h in halves.values() if h.startswith("fresh")}, key=lambda h: (len(h), h))
-    for half in ["dev"] + (["held"] if args.held else []) + (fresh if args.fresh else []):
+    shown = ["dev"] + (["held"] if args.held else []) + (fresh if args.fresh else [])
+    for half in list(READ) if args.read else shown:
         n_pages = n_judged = n_found = n_matched = n_credit = n_credit_right = 0
         for key, row in sorted(judged.items()):
             if halves.get(key[1]) != half:

@@ -546,6 +546,11 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
     for node in nodes:
         if removed(node):
             continue
+        # The caption inside the credit's block ("<div class=copyright>Photo: X<span class=description>
+        # Text</span></div>"): moved out before the credit is taken.
+        inner = first_descendant(node, (), lambda t: is_caption_node(t) or "description" in name_words(t))
+        if inner is not None and _text(inner) and not is_credit_node(inner):
+            node.insert_after(inner.extract())
         credit = _clean_credit(_text(node))
         if credit and credit not in credits:
             credits.append(credit)
@@ -650,7 +655,11 @@ def _credit_line(text: str) -> tuple[str, Optional[str]]:
     if m and len(m.group("text").split()) >= 2 and (is_credit(m.group("credit")) or find_agency(m.group("credit"))):
         return m.group("text").strip(), m.group("credit").strip()
     m = _TRAILING_NAME.search(text)
-    if m and len(m.group("text").split()) >= 3 and re.search(r"[a-z]{2}", m.group("credit")):
+    long_enough = m is not None and (len(m.group("text").split()) >= 3 or len(m.group("text")) >= 12)
+    if m and long_enough and re.search(r"[a-z]{2}|[^\x00-\u2fff]", m.group("credit")):
+        return m.group("text").strip(), m.group("credit").strip()
+    m = _SHOT_BY.search(text)
+    if m:
         return m.group("text").strip(), m.group("credit").strip()
     m = _TRAILING_COPYRIGHT.search(text)
     if m and len(m.group("text").split()) >= 2:
@@ -679,8 +688,11 @@ _SCREENSHOT = re.compile(
 _AFTER_SLASH = re.compile(r"^(?P<text>.+?)\s*/\s*(?P<credit>[^/]{2,60}?)\s*\.?$")
 # A name in brackets ending a caption: who supplied the picture ("... at dawn. (Harbour Port Authority)").
 _TRAILING_NAME = re.compile(
-    r"^(?P<text>.*?)\s*\(\s*(?P<credit>[A-Z][\w.&'’-]*(?:\s+(?:[A-Z][\w.&'’-]*|of|the|and|de|du|für|for)){0,5})\s*\)\s*\.?$"
+    r"^(?P<text>.*?)\s*[(（]\s*(?P<credit>[A-Z][\w.&'’-]*(?:\s+(?:[A-Z][\w.&'’-]*|of|the|and|de|du|für|for)){0,5}|"
+    r"[\w-]+(?:\.[\w-]+)*\.[a-z]{2,6}|[^\x00-\u2fff（）]{2,24})\s*[)）]\s*[.。]?$"
 )
+# A Chinese credit ending the caption: "... 新华社记者 某某 摄" ("photographed by ...").
+_SHOT_BY = re.compile(r"^(?P<text>.*?[。，,.!?])\s*(?P<credit>[^。，,.!?]{2,30}\s*摄)\s*$")
 _TRAILING_COPYRIGHT = re.compile(r"^(?P<text>.*?)\s*(?P<credit>©\s*[^©]{2,100}?)\s*\.?$")
 _TRAILING_AGENCY = re.compile(r"^(?P<text>.*?)\s*\((?P<credit>[^()]{2,40})\)\s*\.?$")
 _GLUED_AGENCY = re.compile(r"^(?P<text>.*[.!?\"”])(?P<credit>[A-Z][\w-]*(?: [A-Z][\w-]*){0,2})$")
@@ -741,6 +753,7 @@ _SOCIAL = {
     "copy",
     "link",
     "teilen",
+    "pin",
 }
 # A site's footer notice in caption markup.
 _RIGHTS_NOTICE = re.compile(
@@ -789,6 +802,9 @@ def is_caption_text(text: str) -> bool:
         return False
     if _CREDIT_WORD.match(bare) or (_TAG_LIST.match(bare) and not re.search(r"[.!?]\s", bare)):
         return False
+    letters = [c for c in bare if c.isalpha()]
+    if 2 <= len(bare.split()) <= 6 and len(letters) >= 4 and all(c.isupper() for c in letters):
+        return False  # "QUALITY SINCE 2006", "HOMEMADE LOAF": a banner's slogan or a link to another page
     if bare.endswith(":") and len(bare.split()) <= 3:
         return False  # "Hide Caption", "Photos:"
     words = re.findall(r"\w+", bare.casefold())
