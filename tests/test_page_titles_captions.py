@@ -573,3 +573,21 @@ def test_more_credit_forms_and_a_caption_held_inside_its_credit_block():
         ("2月17日，港口的渡轮在清晨出发。", "港口日报记者 李明 摄"),
         ("市长说，渡轮明年恢复运行。", "取自市政府网站"),
     ]
+
+
+def test_times_shop_listings_and_reader_instructions_in_caption_places_are_not_captions():
+    caption = "The ferry costs 5 € and you can buy tickets at the pier."
+    furniture = [
+        "16 days ago",
+        "Published Nov 8, 2023",
+        "Harbour Sneaker blue 59,99 € Zum Shop",
+        "(ein Klick auf das Bild öffnet die größere Ansicht)",
+        "Rate this post",
+        "Pin",
+    ]
+    figures = "".join(
+        f"<figure><img src='/{i}.jpg'><figcaption>{t}</figcaption></figure>" for i, t in enumerate(furniture)
+    )
+    figures += f"<figure><img src='/x.jpg'><figcaption>{caption}</figcaption></figure>"
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + figures + paragraphs_html(STORY[2:])
+    assert [c.text for c in read(page("", body + "</article>")).captions] == [caption]

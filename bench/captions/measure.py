@@ -52,8 +52,8 @@ from ingest.readers import read_bytes  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 # The halves whose misses are written out: read while rules were written. The first held-back half and the
-# first two fresh samples were read once scored (BENCHMARKS.md); later fresh samples stay unread until scored.
-READ = ("dev", "held", "fresh", "fresh2")
+# first three fresh samples were read once scored (BENCHMARKS.md); a next sample stays unread until scored.
+READ = ("dev", "held", "fresh", "fresh2", "fresh3")
 MATCH_F1 = 0.8
 HTML_SETS = ("html-metadata", "news-extraction-big9", "article-extraction-benchmark")
 

@@ -754,6 +754,8 @@ _SOCIAL = {
     "link",
     "teilen",
     "pin",
+    "pinnen",
+    "drucken",
 }
 # A site's footer notice in caption markup.
 _RIGHTS_NOTICE = re.compile(
@@ -769,7 +771,21 @@ _LINKS_LABEL = re.compile(
     r"à\s+lire\s+aussi|lea\s+también|leia\s+também)\s*:",
     re.I,
 )
-_INSTRUCTION = re.compile(r"^(?:click|tap|klicken|cliquez|haga\s+clic)\b|\b(?:click|tap)\s+(?:on|here)\b", re.I)
+_INSTRUCTION = re.compile(
+    r"^(?:click|tap|klicken|cliquez|haga\s+clic|rate\s+this)\b|\b(?:click|tap)\s+(?:on|here)\b|\bein\s+klick\s+auf\b",
+    re.I,
+)
+# A time alone ("16 days ago", "Published Nov 8, 2023"), a shop's listing ("Sneaker blue 59,99 € Zum Shop").
+_TIME_ALONE = re.compile(
+    r"^(?:(?:published|updated|posted|veröffentlicht|aktualisiert)\s*:?\s*)?(?:\d+\s+(?:seconds?|minutes?|hours?|days?|"
+    r"weeks?|months?|years?)\s+ago|[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+\d{4})$",
+    re.I,
+)
+_SHOP_LISTING = re.compile(
+    r"(?:\d[\d.,]*\s?(?:€|eur|\$|£)|(?:€|\$|£)\s?\d).{0,40}\b(?:zum\s+shop|kaufen|ausverkauft|buy(?:\s+now)?|"
+    r"shop\s+now|add\s+to\s+(?:cart|basket)|in\s+den\s+warenkorb)\W*$",
+    re.I,
+)
 _TEASER_BYLINE = re.compile(
     r"^[A-Z][A-Z.'’ -]+(?:,\s*[A-Z][A-Z.'’ -]+)*(?:\s+and\s+[A-Z][A-Z.'’ -]+)?\s+"
     r"(?:\d+\s+(?:minutes?|hours?|days?|weeks?)\s+ago|[A-Z][a-z]{2,8}\.?\s+\d{1,2},\s+\d{4})$"
@@ -800,6 +816,8 @@ def is_caption_text(text: str) -> bool:
         return False
     if _LINKS_LABEL.match(bare) or _INSTRUCTION.search(bare) or _TEASER_BYLINE.match(bare):
         return False
+    if _TIME_ALONE.match(bare) or _SHOP_LISTING.search(bare):
+        return False
     if _CREDIT_WORD.match(bare) or (_TAG_LIST.match(bare) and not re.search(r"[.!?]\s", bare)):
         return False
     letters = [c for c in bare if c.isalpha()]
@@ -808,7 +826,8 @@ def is_caption_text(text: str) -> bool:
     if bare.endswith(":") and len(bare.split()) <= 3:
         return False  # "Hide Caption", "Photos:"
     words = re.findall(r"\w+", bare.casefold())
-    if words and sum(w in _SOCIAL or w.isdigit() for w in words) >= max(2, len(words) - 1):
+    least = 1 if len(words) == 1 else max(2, len(words) - 1)
+    if words and sum(w in _SOCIAL or w.isdigit() for w in words) >= least:
         return False
     if bare.startswith(("©", "(c)", "Copyright")) or find_agency(bare) is not None or is_credit(bare):
         return False
