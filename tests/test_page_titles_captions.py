@@ -379,10 +379,12 @@ def test_a_layout_caption_is_judged_by_its_own_box_not_by_the_page_around_it():
 def test_a_gallery_caption_kept_in_an_attribute_is_found_with_its_credit_for_each_photo():
     first = "Ferries wait at the closed bridge on Sunday, June 30, 2024."
     second = "Harbour master Ines Rowe speaks to drivers at the barrier."
+    third = "The last ferry of the day leaves the closed harbour."
     gallery = (
         "<ul class='lightbox'>"
         f"<li data-caption=\"{first} (AP Photo/Dana Whitlow)\"><img src='/g/IMG_20240630_101544.jpg' alt=''></li>"
         f"<li data-caption='{second} (Harbour Times)'><img src='/g/IMG_20240630_114502.jpg' alt=''></li>"
+        f"<li><img src='/g/IMG_20240630_120001.jpg' data-caption='{third}' data-credit='Ines Rowe/Reuters'></li>"
         "</ul>"
     )
     body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + gallery + paragraphs_html(STORY[2:])
@@ -391,6 +393,7 @@ def test_a_gallery_caption_kept_in_an_attribute_is_found_with_its_credit_for_eac
     assert [(c.text, c.photographer, c.agency) for c in captions] == [
         (first, "Dana Whitlow", "AP"),
         (second, None, "Harbour Times"),
+        (third, "Ines Rowe", "Reuters"),
     ]
 
 

@@ -346,6 +346,7 @@ def _captions_beside_pictures(root: BeautifulSoup | Tag) -> list[tuple[Tag, Capt
 
 # Where galleries and lightboxes keep the caption they show when a photo is opened.
 _CAPTION_ATTRIBUTES = ("data-caption", "data-photo-caption", "data-image-caption")
+_CREDIT_ATTRIBUTES = ("data-credit", "data-photo-credit", "data-image-credit", "data-copyright")
 
 
 def _captions_in_attributes(root: BeautifulSoup | Tag) -> list[tuple[Tag, CaptionData]]:
@@ -364,6 +365,9 @@ def _captions_in_attributes(root: BeautifulSoup | Tag) -> list[tuple[Tag, Captio
             continue
         split = split_caption(text)
         caption = caption_from_parts(split[0], split[1]) if split else caption_from_parts(*_credit_line(text))
+        credit = next((tag.get(a) for a in _CREDIT_ATTRIBUTES if isinstance(tag.get(a), str)), None)
+        if credit and _clean_credit(credit) and not caption.credit:
+            caption = caption_from_parts(caption.text, _clean_credit(credit))
         if is_caption_text(caption.text):
             caption.image_url = _image_address(img) if img is not None else str(tag.get("href"))
             found.append((tag, caption))
