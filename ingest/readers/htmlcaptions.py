@@ -280,8 +280,7 @@ def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[tuple[Tag, Ca
             continue
         if max(_agreement(d, text) for d in described) < ALT_AGREEMENT:
             continue
-        split = split_caption(text)
-        caption = caption_from_parts(split[0], split[1]) if split else caption_from_parts(*_credit_line(text))
+        caption = caption_from_text(text)
         caption.image_url = _image_address(img)
         if len(caption.text) >= MIN_CAPTION_CHARS:
             found.append((img, caption))
@@ -327,8 +326,7 @@ def _captions_beside_pictures(root: BeautifulSoup | Tag) -> list[tuple[Tag, Capt
         if block is None or _teaser(block):
             continue
         text = _clean_caption_text(_text(block))
-        split = split_caption(text)
-        caption = caption_from_parts(split[0], split[1]) if split else caption_from_parts(*_credit_line(text))
+        caption = caption_from_text(text)
         first = _credit_first(block)
         if first is not None:
             caption = caption_from_parts(_clean_caption_text(first[0]), first[1])
@@ -363,8 +361,7 @@ def _captions_in_attributes(root: BeautifulSoup | Tag) -> list[tuple[Tag, Captio
         text = _clean_caption_text(collapse(BeautifulSoup(value, "html.parser").get_text(" ")))
         if len(text.split()) < MIN_LAYOUT_CAPTION_WORDS or len(text.split()) > MAX_CAPTION_WORDS:
             continue
-        split = split_caption(text)
-        caption = caption_from_parts(split[0], split[1]) if split else caption_from_parts(*_credit_line(text))
+        caption = caption_from_text(text)
         credit = next((tag.get(a) for a in _CREDIT_ATTRIBUTES if isinstance(tag.get(a), str)), None)
         if credit and _clean_credit(credit) and not caption.credit:
             caption = caption_from_parts(caption.text, _clean_credit(credit))
