@@ -20,6 +20,19 @@ from webapp import create_app
 HEADLINE = "Council votes to close the old harbour bridge"
 
 
+def captions_in_story(blocks: str) -> list:
+    """The captions the reader finds when `blocks` stand inside a story, between its paragraphs."""
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + blocks + paragraphs_html(STORY[2:])
+    return read(page("", body + "</article>")).captions
+
+
+def figures(texts, name: str = "") -> str:
+    """One captioned figure per text, each with its own picture."""
+    return "".join(
+        f"<figure><img src='/{name}{i}.jpg'><figcaption>{t}</figcaption></figure>" for i, t in enumerate(texts)
+    )
+
+
 def test_the_shown_headline_wins_over_a_site_wide_meta_title():
     # An old page: its meta title names the section, the headline is a span marked "headline" above the story.
     body = FURNITURE + f"<p class='body'><span class='headline'>{HEADLINE}</span></p>" + paragraphs_html() + SIDEBAR
@@ -387,8 +400,7 @@ def test_a_gallery_caption_kept_in_an_attribute_is_found_with_its_credit_for_eac
         f"<li><img src='/g/IMG_20240630_120001.jpg' data-caption='{third}' data-credit='Ines Rowe/Reuters'></li>"
         "</ul>"
     )
-    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + gallery + paragraphs_html(STORY[2:])
-    captions = read(page("", body + "</article>")).captions
+    captions = captions_in_story(gallery)
     # Two shots of one camera (serial numbers in their names) are two photos.
     assert [(c.text, c.photographer, c.agency) for c in captions] == [
         (first, "Dana Whitlow", "AP"),
@@ -414,8 +426,7 @@ def test_credits_written_before_beside_or_glued_to_a_caption_are_split_off():
         "<figure><img src='/h.jpg'><figcaption>The ferry terminal from above. (Harbour Port Authority)</figcaption>"
         "</figure>"
     )
-    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + blocks + paragraphs_html(STORY[2:])
-    captions = read(page("", body + "</article>")).captions
+    captions = captions_in_story(blocks)
     assert [(c.text, c.photographer, c.agency) for c in captions] == [
         ("The old bridge at dawn.", "Dana Whitlow", "Harbour Times"),
         ("Cars queue at the barrier on the first morning.", None, "AP"),
@@ -441,14 +452,9 @@ def test_labels_buttons_link_boxes_and_bylines_in_caption_places_are_not_caption
         "HARBOUR TIMES is a registered trademark of Harbour Media Ltd.",
         "Dana Whitlow, Associated Press",
     ]
-    figures = "".join(
-        f"<figure><img src='/{i}.jpg'><figcaption>{t}</figcaption></figure>" for i, t in enumerate(furniture)
-    )
     # A picture's button between it and its caption is skipped, not taken for the caption.
     shown = f"<p><img src='/x.jpg'></p><div>Expand / Contract</div><p><em>{caption}</em></p>"
-    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + figures + shown + paragraphs_html(STORY[2:])
-    captions = read(page("", body + "</article>")).captions
-    assert [c.text for c in captions] == [caption]
+    assert [c.text for c in captions_in_story(figures(furniture) + shown)] == [caption]
 
 
 def test_credits_lose_dates_notes_and_lead_ins_and_name_a_sites_user():
@@ -471,8 +477,7 @@ def test_a_block_named_for_the_author_inside_a_figure_is_the_photos_credit():
         "<h2 class='image-description__caption'>The old ferry leaves the harbour for the last time.</h2>"
         "<div class='image-description__author'><span>Dana Whitlow / Reuters</span></div></div></figure>"
     )
-    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + figure + paragraphs_html(STORY[2:])
-    captions = read(page("", body + "</article>")).captions
+    captions = captions_in_story(figure)
     assert [(c.text, c.photographer, c.agency) for c in captions] == [
         ("The old ferry leaves the harbour for the last time.", "Dana Whitlow", "Reuters")
     ]
@@ -491,15 +496,8 @@ def test_credits_after_a_slash_or_a_screenshot_label_and_wiki_marks_are_split_of
             None,
         ),
     ]
-    figures = "".join(
-        f"<figure><img src='/{i}.jpg'><figcaption>{c}</figcaption></figure>" for i, (c, _, _) in enumerate(captions)
-    )
     not_captions = ["Reprodução", "01.12.2022 / Harbour / International / Ferries / Economy"]
-    figures += "".join(
-        f"<figure><img src='/n{i}.jpg'><figcaption>{t}</figcaption></figure>" for i, t in enumerate(not_captions)
-    )
-    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + figures + paragraphs_html(STORY[2:])
-    found = read(page("", body + "</article>")).captions
+    found = captions_in_story(figures(c for c, _, _ in captions) + figures(not_captions, "n"))
     assert [(c.text, c.agency) for c in found] == [(text, agency) for _, text, agency in captions]
     assert found[2].photographer == "Dana Whitlow"
 
@@ -557,18 +555,17 @@ def test_a_numbered_figure_line_after_its_picture_is_its_caption_with_its_source
 
 
 def test_more_credit_forms_and_a_caption_held_inside_its_credit_block():
-    figures = [
+    texts = [
         # the caption inside the credit's block
-        "<figure><img src='/a.jpg'><figcaption><div class='copyright'>Bild: hafenfoto"
-        "<span class='picture-description'> The court is no place for a quarrel</span></div></figcaption></figure>",
-        "<figure><img src='/b.jpg'><figcaption>Oil pumps at sunset. Bild: hafenfoto/Harbourpics.com</figcaption></figure>",
-        "<figure><img src='/c.jpg'><figcaption>Posters of the harbour campaign. (harbourcampaign.org)</figcaption></figure>",
-        "<figure><img src='/d.jpg'><figcaption>2月17日，港口的渡轮在清晨出发。港口日报记者 李明 摄</figcaption></figure>",
-        "<figure><img src='/e.jpg'><figcaption>市长说，渡轮明年恢复运行。（取自市政府网站）</figcaption></figure>",
+        "<div class='copyright'>Bild: hafenfoto"
+        "<span class='picture-description'> The court is no place for a quarrel</span></div>",
+        "Oil pumps at sunset. Bild: hafenfoto/Harbourpics.com",
+        "Posters of the harbour campaign. (harbourcampaign.org)",
+        "2月17日，港口的渡轮在清晨出发。港口日报记者 李明 摄",
+        "市长说，渡轮明年恢复运行。（取自市政府网站）",
+        "QUALITY SINCE 2006",  # a banner, not a caption
     ]
-    banners = "<figure><img src='/f.jpg'><figcaption>QUALITY SINCE 2006</figcaption></figure>"
-    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + "".join(figures) + banners
-    captions = read(page("", body + paragraphs_html(STORY[2:]) + "</article>")).captions
+    captions = captions_in_story(figures(texts))
     assert [(c.text, c.credit) for c in captions] == [
         ("The court is no place for a quarrel", "Bild: hafenfoto"),
         ("Oil pumps at sunset.", "Bild: hafenfoto/Harbourpics.com"),
@@ -588,9 +585,4 @@ def test_times_shop_listings_and_reader_instructions_in_caption_places_are_not_c
         "Rate this post",
         "Pin",
     ]
-    figures = "".join(
-        f"<figure><img src='/{i}.jpg'><figcaption>{t}</figcaption></figure>" for i, t in enumerate(furniture)
-    )
-    figures += f"<figure><img src='/x.jpg'><figcaption>{caption}</figcaption></figure>"
-    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + figures + paragraphs_html(STORY[2:])
-    assert [c.text for c in read(page("", body + "</article>")).captions] == [caption]
+    assert [c.text for c in captions_in_story(figures([*furniture, caption]))] == [caption]
