@@ -195,6 +195,10 @@ def searches_agree_with_sql(settings, exact: bool) -> None:
         archive.close()
 
 
+# The bad record in each big file: past the first slice of 200, before the end of the smallest file.
+BAD_RECORD = 600
+
+
 def big_file(fmt: str) -> tuple[str, bytes, int]:
     """(name, bytes, records with text) of a big file of one format, with one bad record in it."""
     body = "Record {n} of the slice test. " * 30
@@ -204,17 +208,19 @@ def big_file(fmt: str) -> tuple[str, bytes, int]:
             json.dumps({"title": f"Slice test {n}", "date": "2015-01-30", "body": body.format(n=n)})
             for n in range(total + 1)
         ]
-        lines[1234] = "{broken"
+        lines[BAD_RECORD] = "{broken"
         return "big.jsonl", ("\n".join(lines) + "\n").encode(), total
     if fmt == "zip":
         total = 3_000
         out = io.BytesIO()
         with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
             for n in range(total + 1):
-                text = b"\x00\x01\x02 not text" if n == 1234 else f"Slice test {n}\n\n{body.format(n=n)}\n".encode()
+                text = (
+                    b"\x00\x01\x02 not text" if n == BAD_RECORD else f"Slice test {n}\n\n{body.format(n=n)}\n".encode()
+                )
                 archive.writestr(f"day/{n}.txt", text)
         return "big.zip", out.getvalue(), total
-    total = 1_500  # HTML pages take longer to read than records
+    total = scaled(1_500)  # HTML pages take longer to read than records (750 in `make test`, still cut off)
     out = io.BytesIO()
     writer = WARCWriter(out, gzip=True)
     for n in range(total + 1):
@@ -222,7 +228,7 @@ def big_file(fmt: str) -> tuple[str, bytes, int]:
             f"<html><head><title>Slice test {n}</title></head><body><article><h1>Slice test {n}</h1>"
             f"<p>{body.format(n=n)}</p><p>{body.format(n=n + 1)}</p></article></body></html>"
         )
-        kind = "text/html" if n != 1234 else "image/png"
+        kind = "text/html" if n != BAD_RECORD else "image/png"
         headers = StatusAndHeaders("200 OK", [("Content-Type", kind)], protocol="HTTP/1.1")
         writer.write_record(
             writer.create_warc_record(
