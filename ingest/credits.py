@@ -58,6 +58,31 @@ AGENCIES = (
     Agency("Sipa", "Sipa", ("Sipa", "Sipa USA", "Sipa Press")),
     Agency("Abaca", "Abaca Press", ("Abaca", "ABACAPRESS", "Abaca Press")),
     Agency("Adobe Stock", "Adobe Stock", ("Adobe Stock", "AdobeStock", "stock.adobe.com", "Fotolia")),
+    Agency("Imago", "Imago", ("Imago", "Imago Images", "imago images", "imago stock&people")),
+    Agency("Keystone", "Keystone-SDA", ("Keystone", "Keystone-SDA", "Keystone SDA")),
+    Agency("APA", "Austria Presse Agentur", ("APA", "Austria Presse Agentur", "APA-Images")),
+    Agency("ANP", "ANP", ("ANP",)),
+    Agency("Belga", "Belga", ("Belga",)),
+    Agency("Lusa", "Lusa", ("Lusa", "Agência Lusa")),
+    Agency("Europa Press", "Europa Press", ("Europa Press",)),
+    Agency("Agência Brasil", "Agência Brasil", ("Agência Brasil", "Agencia Brasil")),
+    Agency("Sputnik", "Sputnik", ("Sputnik", "RIA Novosti", "RIA Nowosti")),
+    Agency("AAP", "Australian Associated Press", ("AAP", "Australian Associated Press", "AAP Image")),
+    Agency("Canadian Press", "The Canadian Press", ("The Canadian Press", "Canadian Press")),
+    Agency("PTI", "Press Trust of India", ("PTI", "Press Trust of India")),
+    Agency("Jiji", "Jiji Press", ("Jiji", "Jiji Press")),
+    Agency("WENN", "WENN", ("WENN", "WENN.com")),
+    Agency("Scanpix", "Scanpix", ("Scanpix", "Ritzau Scanpix", "NTB Scanpix", "TT News Agency")),
+    # stock and photo-sharing sites: the site a contributor's picture comes from ("Dana Whitlow / Pixabay")
+    Agency("Unsplash", "Unsplash", ("Unsplash", "unsplash.com")),
+    Agency("Pixabay", "Pixabay", ("Pixabay", "pixabay.com")),
+    Agency("Pexels", "Pexels", ("Pexels", "pexels.com")),
+    Agency("pixelio", "pixelio", ("pixelio", "pixelio.de")),
+    Agency("Depositphotos", "Depositphotos", ("Depositphotos", "depositphotos.com")),
+    Agency("Dreamstime", "Dreamstime", ("Dreamstime", "dreamstime.com")),
+    Agency("123RF", "123RF", ("123RF", "123rf.com")),
+    Agency("Freepik", "Freepik", ("Freepik", "freepik.com")),
+    Agency("Wikimedia Commons", "Wikimedia Commons", ("Wikimedia Commons", "Wikimedia", "commons.wikimedia.org")),
     Agency("Pool", "Pool", ("Pool",)),
 )
 
@@ -248,8 +273,9 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
                 or beside
                 and _looks_like_person(name)
                 and not _ORG_WORDS.search(name)
-                # a stock contributor's one-word name beside its agency ("Sarawut / Adobe Stock")
-                or known_agency
+                # a stock contributor's one-word name beside its agency or site ("Sarawut / Adobe Stock",
+                # "Rike/harbourpics.de")
+                or (known_agency or any(_WEB_ADDRESS.fullmatch(p) for p in pieces if p != part))
                 and len(name.split()) == 1
                 and not name.isupper()
                 and name.casefold() not in _NOT_A_NAME
@@ -302,7 +328,9 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     pool = bool(re.match(r"^pool\b", text, re.I))
     courtesy = bool(re.match(r"^(?:photo\s+)?courtesy\b", text, re.I))
     text = re.sub(r"^(?:pool\s+)?(?:photo\s+)?(?:courtesy(?:\s+of)?|by)\s+", "", text, flags=re.I)
-    text = _strip_notes(_LICENCE.sub("", text))
+    while (shorter := _LICENCE.sub("", text)) != text:
+        text = shorter  # "Dana Whitlow, Lizenz CC BY-SA 4.0": the licence, then its label
+    text = _strip_notes(text)
     origin, distributor = text, ""
     # "Dana Whitlow on Unsplash": a photo-sharing site's own credit line, read as "via".
     via_at = re.search(r"\s*,?\s+via\s+", text, re.I) or re.search(r"\s+on\s+(?=[A-Z][\w.-]*$)", text)
@@ -417,7 +445,7 @@ def is_credit(text: str) -> bool:
 _TRAILING_PARENS = re.compile(r"\s*\(([^()]{1,160})\)\s*\.?\s*$")
 # Unbracketed credits at the end: "... on Friday. Photograph: Peter Byrne/PA" or "... REUTERS/Kevin Lamarque".
 _TRAILING_LABELLED = re.compile(
-    r"(?:(?<=[.!?\"”])|^)\s*((?:(?:photo|image|picture)\s+credit|credit|photo(?:graph(?:er)?)?|foto|picture|image|bild)s?"
+    r"(?:(?<=[.!?\"”])|^)\s*(?:[–—-]\s+)?((?:(?:photo|image|picture)\s+credit|credit|photo(?:graph(?:er)?)?|foto|picture|image|bild)s?"
     r"\s*(?::|by)\s*"
     r"(?:[^.:]|\.(?=\w))(?:[^.:]|\.(?=\w)){1,99}?)\s*\.?\s*$",  # a dot only inside a name ("Harbourpics.com")
     re.I,
@@ -469,7 +497,7 @@ def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
             m = pattern.search(text)
             if m and is_credit(m.group(1)):
                 credit = m.group(1).strip()
-                text = text[: m.start(1)].rstrip(" |")
+                text = text[: m.start(1)].rstrip(" |–—-")
                 break
     if credit is None:
         return None

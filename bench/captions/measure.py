@@ -100,10 +100,16 @@ def fold(text: Optional[str]) -> str:
 
 
 def credit_right(judged: dict, found: dict) -> bool:
-    """Judged (sealed) and found credits name the same photographer and agency."""
-    return judged.get("photographer") == name_hash(found.get("photographer")) and judged.get("agency") == name_hash(
-        agency_name(found.get("agency"))
-    )
+    """Judged (sealed) and found credits name the same photographer and agency. An agency is the same under any
+    of its names: a judgment sealed before the archive knew an agency keeps the name as the judge wrote it
+    ("Ritzau Scanpix"), which the archive may now give by its short name ("Scanpix")."""
+    if judged.get("photographer") != name_hash(found.get("photographer")):
+        return False
+    known = find_agency(found["agency"]) if found.get("agency") else None
+    names = {agency_name(found.get("agency"))} | {
+        re.sub(r"^the\s+", "", fold(a)) for a in (known.aliases if known else ())
+    }
+    return judged.get("agency") in {name_hash(n) for n in names}
 
 
 def match(judged: list[dict], found: list[dict]) -> list[tuple[int, int]]:

@@ -47,7 +47,18 @@ CAPTION_WORDS = {
     "bijschrift",
     "podpis",
 }
-CREDIT_WORDS = {"credit", "credits", "copyright", "photographer", "attribution", "photocredit"}
+CREDIT_WORDS = {
+    "credit",
+    "credits",
+    "copyright",
+    "photographer",
+    "attribution",
+    "photocredit",
+    "imagesource",
+    "photosource",
+}
+# Words ending in these name a credit too ("imagecredit", "fotocopyright", "bildnachweis"), in several languages.
+_CREDIT_ENDINGS = ("credit", "credits", "copyright", "credito", "creditos", "crédito", "créditos", "nachweis")
 CAPTION_ITEMPROPS = {"caption"}
 CREDIT_ITEMPROPS = {"copyrightholder", "copyrightnotice", "creditText".lower(), "creator", "author"}
 # Gallery furniture inside caption blocks: "Image 1 of 23", "more", "less", "Close".
@@ -119,13 +130,17 @@ def is_credit_node(tag: Tag) -> bool:
         return False
     if is_caption_node(tag) and first_descendant(tag, (), is_caption_node) is not None:
         return False  # "<figcaption class=image__caption-credit>" holding the caption and the credit
-    in_figure = (CREDIT_ITEMPROPS & _itemprop(tag) or _FIGURE_CREDIT_WORDS & name_words(tag)) and tag.find_parent(
-        lambda t: t.name in ("figure", "figcaption") or is_caption_node(t)
-    ) is not None
-    return bool(CREDIT_WORDS & name_words(tag)) or bool(in_figure)
+    words = name_words(tag)
+    if CREDIT_WORDS & words or any(w.endswith(_CREDIT_ENDINGS) for w in words):
+        return True
+    # Inside a figure or a caption, a block named for an author or a source names the photo's, and so does a
+    # <cite> ("<figcaption>The bridge at dawn.</figcaption><cite>Ines Rowe/Harbour Times</cite>").
+    marked = CREDIT_ITEMPROPS & _itemprop(tag) or _FIGURE_CREDIT_WORDS & words or tag.name == "cite"
+    return (
+        bool(marked) and tag.find_parent(lambda t: t.name in ("figure", "figcaption") or is_caption_node(t)) is not None
+    )
 
 
-# Inside a figure or a caption, a block named for an author or a source names the photo's.
 _FIGURE_CREDIT_WORDS = frozenset({"author", "autor", "auteur", "source", "quelle", "fotograf", "byline"})
 
 
@@ -168,6 +183,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
     tags = list(tags_in(root))  # held, so that each tag's place stays known after it is removed
     order = {id(t): i for i, t in enumerate(tags)}
     found: list[tuple[Tag, CaptionData]] = []
+    ends: dict[int, int] = {}  # a caption block's end: the place of the first element after it
     for tag in [t for t in tags if _candidate(t)]:
         if removed(tag):
             continue
@@ -184,6 +200,9 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
         else:
             continue
         furniture = in_furniture(group) or _teaser(group)
+        ends[id(group)] = order[id(group)] + 1 + len(tags_in(group))
+        if not furniture and _credit_block(group, found, (tags, order, ends)):
+            continue  # a caption block holding only a credit: the caption's beside it
         captions = _read_group(group, figure)
         if not furniture:
             found.extend((group, c) for c in captions)
@@ -191,18 +210,64 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
     found.extend(_captions_beside_pictures(root))
     found.extend(_captions_in_attributes(root))
     # Credits outside any caption ("<span class=credit>" under a picture): never body text. A credit block
-    # that holds the caption too ("Paul Volcker ... in 2009. (Saul Loeb/AFP/Getty Images)") is kept as one.
+    # that holds the caption too ("Paul Volcker ... in 2009. (Saul Loeb/AFP/Getty Images)") is kept as one;
+    # a credit alone just after a caption without one is that caption's.
     for tag in [t for t in tags_in(root) if is_credit_node(t)]:
         if not removed(tag) and _short(tag):
             split = split_caption(_clean_caption_text(_text(tag)))
             if split and len(split[0]) >= MIN_CAPTION_CHARS and not in_furniture(tag):
                 found.append((tag, caption_from_parts(split[0], split[1])))
+            elif (credit := _clean_credit(_text(tag))) and not split:
+                _credit_beside_caption(found, tags, order, ends, tag, credit)
             tag.decompose()
     in_page_order = [c for _, c in sorted(found, key=lambda pair: order.get(id(pair[0]), len(order)))]
     kept = [c for c in _unique(in_page_order) if is_caption_text(c.text)]
     for caption in kept:
         caption.image_url = _absolute(caption.image_url, base_url)
     return kept
+
+
+def _only_credit(block: Tag) -> bool:
+    return first_descendant(block, _PICTURES) is None and is_credit(_clean_caption_text(_text(block)).strip(" ()"))
+
+
+def _credit_block(group: Tag, found: list, places: tuple) -> bool:
+    """A caption block holding only a credit, no picture ("<figcaption class=below-caption>Photo: Harbour
+    Times</figcaption>" after the caption's own block): given to the caption beside it, then removed."""
+    if not _only_credit(group):
+        return False
+    credit = _clean_credit(_clean_caption_text(_text(group)))
+    if credit and _credit_beside_caption(found, *places, group, credit):
+        group.decompose()
+        return True
+    return False
+
+
+MAX_CREDIT_GAP = 8  # elements between a caption block and a credit standing alone beside it
+
+
+def _credit_beside_caption(found: list, tags: list[Tag], order: dict, ends: dict, credit_tag: Tag, credit: str) -> bool:
+    """Give a credit standing alone to the caption just before it ("<p><em class=caption>The bridge</em></p>
+    <p><em class=copyright>Ines Rowe</em></p>"), or else just after it (a credit over the picture, the caption
+    under it), when that caption has none and no text stands between."""
+    at = order.get(id(credit_tag))
+    if at is None:
+        return False
+    after = at + 1 + len(tags_in(credit_tag))
+    spans = [(ends.get(id(g), order.get(id(g), -1) + 1), order.get(id(g), -1), k) for k, (g, _) in enumerate(found)]
+    before = [(end, k) for end, _, k in spans if 0 <= end <= at and at - end <= MAX_CREDIT_GAP]
+    later = [(start, k) for _, start, k in spans if start >= after and start - after <= MAX_CREDIT_GAP]
+    for gap, k in ([(tags[end:at], k) for end, k in [max(before)]] if before else []) + (
+        [(tags[after:start], k) for start, k in [min(later)]] if later else []
+    ):
+        group, caption = found[k]
+        if caption.credit:
+            continue  # the caption before has its own: this one may be the next picture's, over it
+        if any(collapse("".join(t.find_all(string=True, recursive=False))) for t in gap if not removed(t)):
+            continue  # text between the caption and the credit: not the caption's
+        found[k] = (group, _with_credit(caption, credit))
+        return True
+    return False
 
 
 # Attributes that hold a picture's address, lazy-loading ones first (`src` is often a placeholder then).
@@ -281,6 +346,8 @@ def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[tuple[Tag, Ca
         if max(_agreement(d, text) for d in described) < ALT_AGREEMENT:
             continue
         caption = caption_from_text(text)
+        if not caption.credit and (credit := _described_credit(img, caption.text)):
+            caption = caption_from_parts(caption.text, credit)
         caption.image_url = _image_address(img)
         if len(caption.text) >= MIN_CAPTION_CHARS:
             found.append((img, caption))
@@ -540,6 +607,9 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
     address = _image_address(scope)
     credits: list[str] = []
     nodes = [t for t in tags_in(scope) if is_credit_node(t)]
+    if scope is not group:
+        # a second caption block in the figure holding only the credit ("<figcaption class=below-caption>")
+        nodes += [t for t in tags_in(scope) if t.name == "figcaption" and t is not group and _only_credit(t)]
     if scope is group:
         # A credit standing beside the caption, in the same holder ("<div class=caption>...</div><div
         # class=credit>Photo: AP</div>")
@@ -556,6 +626,9 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
         if credit and credit not in credits:
             credits.append(credit)
         node.decompose()
+    if not credits:
+        # A credit kept in the picture's attribute ("<img data-credit=...>" above a <figcaption>)
+        credits += [c for c in map(_clean_credit, _attribute_credits(scope)) if c][:1]
     # A credit in an element of its own inside the caption, unnamed ("<figcaption><span>Photo: Adil
     # Boukind</span> The scooters...</figcaption>"): known by its text.
     whole = _key(_text(group))
@@ -599,6 +672,7 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
             own_credit = _better_credit(own_credit, line_credit)
         if own_credit and text.endswith(own_credit):
             text = text[: -len(own_credit)].rstrip(" (").rstrip()
+        own_credit = own_credit or _described_credit(scope, text)
         if len(text) >= MIN_CAPTION_CHARS:
             captions.append(caption_from_parts(text, own_credit))
             captions[-1].image_url = address
@@ -606,8 +680,32 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
     return captions
 
 
+def _described_credit(scope: Tag, text: str) -> Optional[str]:
+    """The credit ending a picture's `title` or `alt` that says what the caption says ("<img title='The bridge
+    at dawn - © Ines Rowe'>" above "<figcaption>The bridge at dawn</figcaption>")."""
+    pictures = [scope] if scope.name == "img" else [t for t in tags_in(scope) if t.name == "img"]
+    for picture in pictures[:2]:
+        for attribute in ("title", "alt"):
+            described = collapse(str(picture.get(attribute) or ""))
+            if len(described) <= len(text):
+                continue  # no room for a credit after the caption's words
+            read = caption_from_text(described)
+            if read.credit and _agreement(read.text, text) >= ALT_AGREEMENT:
+                return read.credit
+    return None
+
+
+def _attribute_credits(scope: Tag) -> list[str]:
+    pictures = [scope] if scope.name in _PICTURES else [t for t in tags_in(scope) if t.name in _PICTURES]
+    return [v for p in pictures for a in _CREDIT_ATTRIBUTES if isinstance(v := p.get(a), str) and v.strip()]
+
+
 def _beside_credit(tag: Optional[Tag]) -> bool:
-    return tag is not None and is_credit_node(tag) and not is_caption_node(tag) and _short(tag) and not removed(tag)
+    """A credit block beside a caption: named for a credit, or for an author or source (a caption's author is
+    its photo's: "<figcaption>The bridge</figcaption><span class=author>Harbour Times</span>")."""
+    if tag is None or removed(tag) or is_caption_node(tag) or not _short(tag):
+        return False
+    return is_credit_node(tag) or bool((_FIGURE_CREDIT_WORDS - {"byline"}) & name_words(tag) and _text(tag))
 
 
 def _better_credit(marked: Optional[str], in_text: Optional[str]) -> Optional[str]:
