@@ -586,3 +586,59 @@ def test_times_shop_listings_and_reader_instructions_in_caption_places_are_not_c
         "Pin",
     ]
     assert [c.text for c in captions_in_story(figures([*furniture, caption]))] == [caption]
+
+
+def test_credits_standing_beside_their_caption_in_their_own_blocks_are_the_captions_credits():
+    blocks = (
+        # a <cite> after the figcaption, inside the figure
+        "<figure><img src='/a.jpg'><span class='meta'><figcaption>The old ferry leaves the harbour.</figcaption>"
+        "<cite>Dana Whitlow/Harbour Times</cite></span></figure>"
+        # a block named for the author beside a caption that stands outside any figure
+        "<div><figure><img src='/b.jpg'></figure><figcaption>Crowds on the quay at dawn.</figcaption>"
+        "<span class='author'>Reuters</span></div>"
+        # a credit in the paragraph after the caption's paragraph
+        "<div><img src='/c.jpg'><p class='annotation'><em class='caption'>The mayor cuts the ribbon.</em></p>"
+        "<p class='annotation'><em class='copyright'>© Ines Rowe</em></p></div>"
+        # a credit over the picture, the caption under it
+        "<div class='slide'><div class='slide-img'><img src='/d.jpg'><span class='article-copyright'>Harbour "
+        "Authority</span></div><div class='img-caption'>The new pier seen from the lighthouse.</div></div>"
+        # a second figcaption holding only the credit
+        "<figure><img src='/e.jpg'><figcaption class='caption'>Gulls over the fish market.</figcaption>"
+        "<figcaption class='below'>Photo: Getty Images</figcaption></figure>"
+        # the credit kept on the picture itself
+        "<figure><img src='/f.jpg' data-credit='Dana Whitlow/WENN.com'><figcaption>The lighthouse keeper's "
+        "cottage.</figcaption></figure>"
+    )
+    captions = captions_in_story(blocks)
+    assert [(c.text, c.photographer, c.agency) for c in captions] == [
+        ("The old ferry leaves the harbour.", "Dana Whitlow", "Harbour Times"),
+        ("Crowds on the quay at dawn.", None, "Reuters"),
+        ("The mayor cuts the ribbon.", "Ines Rowe", None),
+        ("The new pier seen from the lighthouse.", None, "Harbour Authority"),
+        ("Gulls over the fish market.", None, "Getty Images"),
+        ("The lighthouse keeper's cottage.", "Dana Whitlow", "WENN"),
+    ]
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + blocks + paragraphs_html(STORY[2:])
+    paragraphs = read(page("", body + "</article>")).paragraphs
+    assert not [p for p in paragraphs if "Ines Rowe" in p or "Getty" in p or "Harbour Authority" in p]
+
+
+def test_a_credit_ending_the_pictures_title_or_the_caption_after_a_dash_is_split_off():
+    blocks = (
+        "<figure><img src='/a.jpg' title='The flooded towpath near the lock - © Ines Rowe'>"
+        "<figcaption>The flooded towpath near the lock</figcaption></figure>"
+        "<figure><img src='/b.jpg'><figcaption>The dictionary team at work in the archive. - Bild: hafenfoto / "
+        "Pixabay</figcaption></figure>"
+    )
+    captions = captions_in_story(blocks)
+    assert [(c.text, c.credit, c.photographer, c.agency) for c in captions] == [
+        ("The flooded towpath near the lock", "© Ines Rowe", "Ines Rowe", None),
+        ("The dictionary team at work in the archive.", "Bild: hafenfoto / Pixabay", "hafenfoto", "Pixabay"),
+    ]
+
+
+def test_stock_sites_and_more_agencies_are_agencies_and_a_licence_is_no_name():
+    assert parse_credit("© Rike/harbourpics.de") == ("Rike", "harbourpics.de")
+    assert parse_credit("Foto: Dana Whitlow/Belga") == ("Dana Whitlow", "Belga")
+    assert parse_credit("Bild: Ines Rowe, Lizenz CC BY-SA 4.0") == ("Ines Rowe", None)
+    assert parse_credit("hafenfoto on Unsplash") == ("hafenfoto", "Unsplash")
