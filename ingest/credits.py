@@ -33,6 +33,13 @@ AGENCIES = (
             "iStockphoto",
             "iStock by Getty Images",
             "Getty Images/iStock",
+            "Getty Images Europe",
+            "Getty Images North America",
+            "Getty Images South America",
+            "Getty Images AsiaPac",
+            "Getty Images News",
+            "Getty Images Sport",
+            "Getty Images Entertainment",
         ),
     ),
     Agency("EPA-EFE", "EPA-EFE", ("EPA-EFE", "EPA EFE")),
@@ -82,6 +89,7 @@ AGENCIES = (
     Agency("Dreamstime", "Dreamstime", ("Dreamstime", "dreamstime.com")),
     Agency("123RF", "123RF", ("123RF", "123rf.com")),
     Agency("Freepik", "Freepik", ("Freepik", "freepik.com")),
+    Agency("PantherMedia", "PantherMedia", ("PantherMedia", "panthermedia.net")),
     Agency("Wikimedia Commons", "Wikimedia Commons", ("Wikimedia Commons", "Wikimedia", "commons.wikimedia.org")),
     Agency("Pool", "Pool", ("Pool",)),
 )
@@ -146,7 +154,7 @@ SCREENSHOT_SOURCE = re.compile(
 )
 _PHOTO_BY = re.compile(r"^(?:photos?|photograph|picture|image)s?\s+by\s+", re.I)
 _TRAILING_NOTE = re.compile(
-    r"(?:\s*[,/;-]\s*|\s+)\(?(?:file|pool|handout|symbolbild|symbolfoto|archivbild|archiv)\)?\.?$"
+    r"(?:\s*[,/;-]\s*|\s+)\(?(?:files?|pool|handout|symbolbild|symbolfoto|archivbild|archiv)\)?\.?$"
     r"|\s*[,;]?\s*(?:\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})|\d{4}-\d{2}-\d{2})\.?$",  # or the day it was taken
     re.I,
 )
@@ -242,7 +250,11 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
     origin, not an organisation's name."""
     written = [p.strip(" ()[]") for p in _split_parts(origin) if p.strip(" ()[]")]
     # "Mark Wilson/2011 Getty Images"
-    pieces = [re.sub(r"^(?:19|20)\d\d\s+", "", _LEAD_IN.sub("", p).strip()) for p in written]
+    pieces = [re.sub(r"^(?:19|20)\d\d\s+", "", p if find_agency(p) else _LEAD_IN.sub("", p).strip()) for p in written]
+    # "Symbolbild / Harbour AG", "Reprodução/Harbour TV": a note or the photo's origin, not a name
+    kept = [(p, w) for p, w in zip(pieces, written, strict=True) if not _PART_NOTE.match(p)]
+    if kept and len(kept) < len(pieces):
+        pieces, written = [p for p, _ in kept], [w for _, w in kept]
     known_agency = any(find_agency(p) for p in pieces)
     beside = beside or known_agency or any(_ORG_WORDS.search(p) or _WEB_ADDRESS.fullmatch(p) for p in pieces)
     photographer: Optional[str] = None
@@ -287,6 +299,10 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
     return photographer, agencies, organisations
 
 
+_PART_NOTE = re.compile(
+    r"^(?:symbolbild|symbolfoto|archivbild|archivfoto|archiv|file|reprodu[çc][ãa]o|reproducci[óo]n|divulga[çc][ãa]o)$",
+    re.I,
+)
 _ORIGIN_ONLY = re.compile(
     r"^(?:(?:file|submitted|contributed|courtesy|staff|handout|stock|archive)\s+(?:photo|image|picture)s?|"
     r"cedida|cortes[ií]a|divulga[çc][ãa]o|reprodu[çc][ãa]o|privat|private)$",
@@ -400,7 +416,8 @@ def _is_person(name: str) -> bool:
     first = words[0].strip(".")
     if len(first) <= 2 and len(words) >= 2:  # "J. Scott Applewhite", "E. Blaževič"
         return True
-    return _first_names.get_gender(first) != "unknown" or (words[0] in _PARTICLES)
+    known = _first_names.get_gender(first) != "unknown" or _first_names.get_gender(first.split("-")[0]) != "unknown"
+    return known or words[0] in _PARTICLES  # "Kurt-Walter Harbour": a double first name by its first part
 
 
 def _is_organisation(name: str) -> bool:
@@ -408,7 +425,9 @@ def _is_organisation(name: str) -> bool:
     words = name.split()
     if not words or len(words) > 8 or name.casefold() in _NOT_A_NAME:
         return False
-    return words[0][:1].isupper() or words[0][:1].isdigit() or bool(_WEB_ADDRESS.fullmatch(name))
+    # "iG Harbour": a brand written with a small first letter
+    camel = bool(re.match(r"^[a-z][A-Z]", words[0]))
+    return words[0][:1].isupper() or words[0][:1].isdigit() or camel or bool(_WEB_ADDRESS.fullmatch(name))
 
 
 def is_credit(text: str) -> bool:

@@ -642,3 +642,13 @@ def test_stock_sites_and_more_agencies_are_agencies_and_a_licence_is_no_name():
     assert parse_credit("Foto: Dana Whitlow/Belga") == ("Dana Whitlow", "Belga")
     assert parse_credit("Bild: Ines Rowe, Lizenz CC BY-SA 4.0") == ("Ines Rowe", None)
     assert parse_credit("hafenfoto on Unsplash") == ("hafenfoto", "Unsplash")
+
+
+def test_credit_parts_that_are_notes_origins_or_an_agencys_region_name_nobody():
+    assert parse_credit("picture alliance | Dana Whitlow") == ("Dana Whitlow", "dpa")
+    assert parse_credit("Symbolbild / Harbour Works AG") == (None, "Harbour Works AG")
+    assert parse_credit("Reprodução/iG Harbour") == (None, "iG Harbour")
+    assert parse_credit("Dana Whitlow/Reuters files") == ("Dana Whitlow", "Reuters")
+    assert parse_credit("Photographer: Dana Whitlow/Getty Images Europe") == ("Dana Whitlow", "Getty Images")
+    assert parse_credit("© Kurt-Walter Whitlow, 31.05.2013") == ("Kurt-Walter Whitlow", None)
+    assert parse_credit("Foto: PantherMedia / HafenFoto") == ("HafenFoto", "PantherMedia")
