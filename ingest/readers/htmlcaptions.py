@@ -128,17 +128,16 @@ _CAPTION_ENDINGS = ("caption", "cutline", "bildunterschrift")
 def is_credit_node(tag: Tag) -> bool:
     if tag.name in _NEVER:
         return False
-    if is_caption_node(tag) and first_descendant(tag, (), is_caption_node) is not None:
-        return False  # "<figcaption class=image__caption-credit>" holding the caption and the credit
     words = name_words(tag)
-    if CREDIT_WORDS & words or any(w.endswith(_CREDIT_ENDINGS) for w in words):
-        return True
+    named = bool(CREDIT_WORDS & words) or any(w.endswith(_CREDIT_ENDINGS) for w in words)
     # Inside a figure or a caption, a block named for an author or a source names the photo's, and so does a
     # <cite> ("<figcaption>The bridge at dawn.</figcaption><cite>Ines Rowe/Harbour Times</cite>").
-    marked = CREDIT_ITEMPROPS & _itemprop(tag) or _FIGURE_CREDIT_WORDS & words or tag.name == "cite"
-    return (
-        bool(marked) and tag.find_parent(lambda t: t.name in ("figure", "figcaption") or is_caption_node(t)) is not None
-    )
+    marked = named or CREDIT_ITEMPROPS & _itemprop(tag) or _FIGURE_CREDIT_WORDS & words or tag.name == "cite"
+    if not marked:
+        return False  # most elements: decided without the caption tests below
+    if is_caption_node(tag) and first_descendant(tag, (), is_caption_node) is not None:
+        return False  # "<figcaption class=image__caption-credit>" holding the caption and the credit
+    return named or tag.find_parent(lambda t: t.name in ("figure", "figcaption") or is_caption_node(t)) is not None
 
 
 _FIGURE_CREDIT_WORDS = frozenset({"author", "autor", "auteur", "source", "quelle", "fotograf", "byline"})
