@@ -652,3 +652,17 @@ def test_credit_parts_that_are_notes_origins_or_an_agencys_region_name_nobody():
     assert parse_credit("Photographer: Dana Whitlow/Getty Images Europe") == ("Dana Whitlow", "Getty Images")
     assert parse_credit("© Kurt-Walter Whitlow, 31.05.2013") == ("Kurt-Walter Whitlow", None)
     assert parse_credit("Foto: PantherMedia / HafenFoto") == ("HafenFoto", "PantherMedia")
+
+
+def test_a_lightbox_links_title_and_a_credit_set_before_the_caption_with_a_dash_are_read():
+    blocks = (
+        "<p>Photos of the day:</p><p><a href='/big/1.jpg' data-lightbox='day' title='The ferry leaves the "
+        "harbour at dawn.'><img src='/small/1.jpg' width='56' height='56'></a>"
+        "<a href='/big/2.jpg' data-fancybox='day' data-caption='Foto: Ines Rowe - Crowds wait on the quay "
+        "for the last crossing'><img src='/small/2.jpg'></a></p>"
+    )
+    captions = captions_in_story(blocks)
+    assert [(c.text, c.photographer) for c in captions] == [
+        ("The ferry leaves the harbour at dawn.", None),
+        ("Crowds wait on the quay for the last crossing", "Ines Rowe"),
+    ]

@@ -419,6 +419,8 @@ def _captions_in_attributes(root: BeautifulSoup | Tag) -> list[tuple[Tag, Captio
     found: list[tuple[Tag, CaptionData]] = []
     for tag in tags_in(root):
         value = next((tag.get(a) for a in _CAPTION_ATTRIBUTES if isinstance(tag.get(a), str)), None)
+        if not value and tag.name == "a" and _lightbox_link(tag):
+            value = next((tag.get(a) for a in ("data-title", "title") if isinstance(tag.get(a), str)), None)
         if not value or removed(tag) or in_furniture(tag) or _teaser(tag):
             continue
         img = tag if tag.name == "img" else first_descendant(tag, ("img",))
@@ -435,6 +437,16 @@ def _captions_in_attributes(root: BeautifulSoup | Tag) -> list[tuple[Tag, Captio
             caption.image_url = _image_address(img) if img is not None else str(tag.get("href"))
             found.append((tag, caption))
     return found
+
+
+def _lightbox_link(link: Tag) -> bool:
+    """A link that opens its picture in a lightbox, which shows the link's title as the caption
+    ("<a href=big.jpg data-lightbox=gallery title='The ferry at dawn.'>", "rel=lightbox", "data-fancybox")."""
+    if not _IMAGE_FILE.search(str(link.get("href") or "")):
+        return False
+    rel = link.get("rel")
+    rel_words = " ".join(rel) if isinstance(rel, list) else str(rel or "")
+    return any(a.startswith(("data-lightbox", "data-fancybox")) for a in link.attrs) or "lightbox" in rel_words
 
 
 def _up_to(tag: Tag, top: Tag) -> Iterable[Tag]:
@@ -726,9 +738,19 @@ _CREDIT_LINE = re.compile(
 )
 
 
+# A credit's label and name before the caption, set off by a dash ("Foto: Ines Rowe - The ferry at dawn").
+_LEADING_LABELLED = re.compile(
+    r"^(?P<credit>(?:fotos?|photos?|bild(?:er)?|images?|credit)\s*:\s*[^:.!?–—]{2,60}?)\s+[–—-]\s+(?P<text>\S.{10,})$",
+    re.I,
+)
+
+
 def caption_from_text(text: str) -> CaptionData:
     """A caption written as one text, its credit at the end or in any form a caption writes it."""
     text = _clean_caption_text(text)
+    lead = _LEADING_LABELLED.match(text)
+    if lead and is_credit(lead.group("credit")):
+        return caption_from_parts(lead.group("text").strip(), lead.group("credit").strip())
     split = split_caption(text)
     return caption_from_parts(split[0], split[1]) if split else caption_from_parts(*_credit_line(text))
 
