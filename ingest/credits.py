@@ -342,8 +342,8 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
             break  # "picture alliance / dpa": an agency's name, not a "Picture:" label
         text = _LEAD_IN.sub("", text).strip()
     pool = bool(re.match(r"^pool\b", text, re.I))
-    courtesy = bool(re.match(r"^(?:photo\s+)?courtesy\b", text, re.I))
-    text = re.sub(r"^(?:pool\s+)?(?:photo\s+)?(?:courtesy(?:\s+of)?|by)\s+", "", text, flags=re.I)
+    courtesy = bool(re.match(r"^(?:photo\s+)?(?:courtesy|care\s+of)\b", text, re.I))  # "Care of X": X's own
+    text = re.sub(r"^(?:pool\s+)?(?:photo\s+)?(?:courtesy(?:\s+of)?|care\s+of|by)\s+", "", text, flags=re.I)
     while (shorter := _LICENCE.sub("", text)) != text:
         text = shorter  # "Dana Whitlow, Lizenz CC BY-SA 4.0": the licence, then its label
     text = _strip_notes(text)
@@ -438,7 +438,7 @@ def is_credit(text: str) -> bool:
     rest = _LEAD_IN.sub("", text)
     if _LEAD_IN.match(text) and len(rest) >= 2 and not (len(rest.split()) > 8 and re.search(r"[.!?]\s+\S", rest)):
         return True  # "Photo: Ines Rowe/AP", not "Bild: The ferry leaves. Dana Whitlow took it."
-    if re.match(r"^courtesy\b", text, re.I) or SCREENSHOT_SOURCE.match(text):
+    if re.match(r"^(?:courtesy|care\s+of)\b", text, re.I) or SCREENSHOT_SOURCE.match(text):
         return True
     text = _strip_notes(text)
     via = _VIA_AGENCY.match(text)

@@ -652,6 +652,10 @@ def test_credit_parts_that_are_notes_origins_or_an_agencys_region_name_nobody():
     assert parse_credit("Photographer: Dana Whitlow/Getty Images Europe") == ("Dana Whitlow", "Getty Images")
     assert parse_credit("© Kurt-Walter Whitlow, 31.05.2013") == ("Kurt-Walter Whitlow", None)
     assert parse_credit("Foto: PantherMedia / HafenFoto") == ("HafenFoto", "PantherMedia")
+    assert is_credit("Care of Harbour Works LLC") and parse_credit("Care of Harbour Works LLC") == (
+        None,
+        "Harbour Works LLC",
+    )
 
 
 def test_a_lightbox_links_title_and_a_credit_set_before_the_caption_with_a_dash_are_read():
