@@ -152,7 +152,9 @@ def test_reads_go_to_the_replica_and_survive_either_server_stopping(tmp_path):
             router = app.extensions["newsarchive"].router
 
             # Searches read from the replica; an article stored on the primary is found there within the bound.
-            assert _search(client, "harbour") == (200, 1, "replica 1")
+            # (Waited for like the next article: under .ci/run's load the first search once answered 0 right
+            # after the replay check; not reproduced alone or under CPU load since. Noted in BENCHMARKS.md.)
+            assert wait_for(lambda: _search(client, "harbour") == (200, 1, "replica 1"), timeout=5)
             ingest_into(
                 settings, [_article(tmp_path / "new", "keeper", "Lighthouse keeper retires", "After forty years.")]
             )
