@@ -152,8 +152,8 @@ def test_reads_go_to_the_replica_and_survive_either_server_stopping(tmp_path):
             router = app.extensions["newsarchive"].router
 
             # Searches read from the replica; an article stored on the primary is found there within the bound.
-            # (Waited for like the next article: under .ci/run's load the first search once answered 0 right
-            # after the replay check; not reproduced alone or under CPU load since. Noted in BENCHMARKS.md.)
+            # (Waited for like the next article: under CPU load the first search sometimes answered 0 right
+            # after the replay check, cause not known; BENCHMARKS.md, "Past one machine".)
             assert wait_for(lambda: _search(client, "harbour") == (200, 1, "replica 1"), timeout=5)
             ingest_into(
                 settings, [_article(tmp_path / "new", "keeper", "Lighthouse keeper retires", "After forty years.")]
