@@ -256,12 +256,17 @@ def _credit_beside_caption(found: list, tags: list[Tag], order: dict, ends: dict
     spans = [(ends.get(id(g), order.get(id(g), -1) + 1), order.get(id(g), -1), k) for k, (g, _) in enumerate(found)]
     before = [(end, k) for end, _, k in spans if 0 <= end <= at and at - end <= MAX_CREDIT_GAP]
     later = [(start, k) for _, start, k in spans if start >= after and start - after <= MAX_CREDIT_GAP]
-    for gap, k in ([(tags[end:at], k) for end, k in [max(before)]] if before else []) + (
-        [(tags[after:start], k) for start, k in [min(later)]] if later else []
-    ):
+    candidates = []  # (the elements between, the caption's place in `found`): the one before first
+    if before:
+        end, k = max(before)
+        candidates.append((tags[end:at], k))
+    if later:
+        start, k = min(later)
+        candidates.append((tags[after:start], k))
+    for gap, k in candidates:
         group, caption = found[k]
         if caption.credit:
-            continue  # the caption before has its own: this one may be the next picture's, over it
+            continue  # that caption has its own (a credit after it may be the next picture's, over it)
         if any(collapse("".join(t.find_all(string=True, recursive=False))) for t in gap if not removed(t)):
             continue  # text between the caption and the credit: not the caption's
         found[k] = (group, _with_credit(caption, credit))
