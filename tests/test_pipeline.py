@@ -19,7 +19,7 @@ from store.db import upgrade
 from store.models import Article, IngestFile
 from store.read import Archive
 
-from .conftest import SEED_FILE, make_settings
+from .conftest import SEED_FILE, make_settings, scaled
 
 GOOD = (
     "Harbour reopens after storm\n\nThe harbour reopened on Monday after a week of repairs.\n\nShips queued outside.\n"
@@ -113,7 +113,7 @@ def junk_files(inbox: Path) -> dict[str, str]:
     with open(inbox / "huge.txt", "wb") as f:
         f.truncate(60_000_000)
     (inbox / "nested.html").write_text(
-        "<html><body>" + "<div>" * 200_000 + "deep" + "</div>" * 200_000 + "</body></html>"
+        "<html><body>" + "<div>" * scaled(200_000) + "deep" + "</div>" * scaled(200_000) + "</body></html>"
     )
     (inbox / "passwd.txt").symlink_to("/etc/passwd")
     os.mkfifo(inbox / "pipe.txt")
