@@ -670,3 +670,42 @@ def test_a_lightbox_links_title_and_a_credit_set_before_the_caption_with_a_dash_
         ("The ferry leaves the harbour at dawn.", None),
         ("Crowds wait on the quay for the last crossing", "Ines Rowe"),
     ]
+
+
+def test_teasers_of_this_sites_stories_are_not_captions_but_a_caption_linking_elsewhere_is():
+    blocks = (
+        "<figure><img src='/teaser.jpg'><figcaption><a href='/sport'>Sport</a> <a href='/sport/ferry-race'>Ferry "
+        "crews race across the bay for the summer cup</a> 15 April</figcaption></figure>"
+        "<figure><img src='/boots.jpg'><figcaption><a href='https://shop.example/boots' rel='nofollow'>Harbour "
+        "boots in waxed leather by Ines Rowe</a>, about 90 euros</figcaption></figure>"
+    )
+    assert [c.text for c in captions_in_story(blocks)] == [
+        "Harbour boots in waxed leather by Ines Rowe, about 90 euros"
+    ]
+
+
+def test_a_label_under_many_pictures_and_a_data_tables_badges_are_not_captions():
+    charts = "".join(
+        f"<figure><img src='/chart{i}.png'><figcaption><a class='icon-link' href='/chart{i}.pdf'>Download graphic"
+        "</a></figcaption></figure>"
+        for i in range(3)
+    )
+    rows = "".join(
+        f"<tr><td>{i + 1}</td><td><img src='/badge{i}.png' alt='{team} FC badge'></td><td>{team}</td><td>{40 - i}"
+        "</td></tr>"
+        for i, team in enumerate(["Harbour Rovers", "Quay Wanderers United", "Ferry Town"])
+    )
+    blocks = charts + f"<table><tbody>{rows}</tbody></table>" + figures(["The old bridge seen from the east bank."])
+    assert [c.text for c in captions_in_story(blocks)] == ["The old bridge seen from the east bank."]
+
+
+def test_a_gallery_of_other_news_in_an_aside_is_not_the_storys():
+    slide = (
+        "<figure><img src='/news{0}.jpg'><figcaption><h3>Harbour news in pictures</h3><p>Day {0}: crowds "
+        "gather on the quay as the ferry crews race across the bay, while stall holders sell fish and bread to "
+        "visitors who came from the whole coast for the summer cup and its fireworks</p></figcaption></figure>"
+    )
+    aside = "<aside class='gallery'>" + "".join(slide.format(i) for i in range(40)) + "</aside>"
+    assert len(aside.split()) > 1000
+    blocks = figures(["The old bridge seen from the east bank."]) + aside
+    assert [c.text for c in captions_in_story(blocks)] == ["The old bridge seen from the east bank."]

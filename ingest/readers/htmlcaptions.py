@@ -21,8 +21,10 @@ from ..credits import MAX_CAPTION_WORDS, caption_from_parts, find_agency, is_cre
 from ..normalise import collapse
 from ..records import CaptionData
 from .htmlnames import (
+    MAX_FURNITURE_WORDS,
     first_descendant,
     in_furniture,
+    is_furniture,
     name_words,
     removed,
     tags_in,
@@ -151,9 +153,14 @@ def _text(tag: Tag) -> str:
     return collapse(tag.get_text(" "))
 
 
+# "<a>Ines Rowe</a>, about 90 euros": the space the text's join put between the link and its comma. No language
+# writes a space before a comma or a full stop (French does before ":", "!" and "?", which stay).
+_SPACE_BEFORE_STOP = re.compile(r"\s+([,.])(?=\s|$)")
+
+
 def _clean_caption_text(text: str) -> str:
     text = _HIDDEN_LABEL.sub("", _LEADING_COUNTER.sub("", text)).lstrip(" /|·•")  # a credit's separator left over
-    text = _FOOTNOTE_MARKS.sub("", text)
+    text = _SPACE_BEFORE_STOP.sub(r"\1", _FOOTNOTE_MARKS.sub("", text))
     if len(_CAPTION_LABEL.sub("", text).split()) >= MIN_LAYOUT_CAPTION_WORDS:
         text = _CAPTION_LABEL.sub("", text)
     previous = None
@@ -179,6 +186,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
     for tag in [t for t in tags_in(root) if t.name in _NOT_CONTENT]:
         if not removed(tag):
             tag.decompose()
+    site = _host(base_url)
     tags = list(tags_in(root))  # held, so that each tag's place stays known after it is removed
     order = {id(t): i for i, t in enumerate(tags)}
     found: list[tuple[Tag, CaptionData]] = []
@@ -198,7 +206,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
             group, figure = tag, tag  # a picture with text beside it but no caption markup
         else:
             continue
-        furniture = in_furniture(group) or _teaser(group)
+        furniture = in_furniture(group) or _in_gallery_aside(group) or _teaser(group, site)
         ends[id(group)] = order[id(group)] + 1 + len(tags_in(group))
         if not furniture and _credit_block(group, found, (tags, order, ends)):
             continue  # a caption block holding only a credit: the caption's beside it
@@ -220,10 +228,24 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
                 _credit_beside_caption(found, tags, order, ends, tag, credit)
             tag.decompose()
     in_page_order = [c for _, c in sorted(found, key=lambda pair: order.get(id(pair[0]), len(order)))]
-    kept = [c for c in _unique(in_page_order) if is_caption_text(c.text)]
+    kept = [c for c in _unique(_without_labels(in_page_order)) if is_caption_text(c.text)]
     for caption in kept:
         caption.image_url = _absolute(caption.image_url, base_url)
     return kept
+
+
+MAX_LABEL_WORDS = 4  # a text this short under this many pictures is a label, not a caption
+MIN_LABEL_REPEATS = 3
+
+
+def _without_labels(captions: list[CaptionData]) -> list[CaptionData]:
+    """Drop a short text standing under three or more pictures ("Download graphic", "Enlarge"): a control's
+    label repeated by the page's template, not what any one photo shows."""
+    pictures: dict[str, set] = {}
+    for caption in captions:
+        if len(caption.text.split()) <= MAX_LABEL_WORDS:
+            pictures.setdefault(_key(caption.text), set()).add(caption.image_url)
+    return [c for c in captions if len(pictures.get(_key(c.text), ())) < MIN_LABEL_REPEATS]
 
 
 def _only_credit(block: Tag) -> bool:
@@ -314,20 +336,73 @@ def _absolute(address: Optional[str], base_url: Optional[str]) -> Optional[str]:
 _IMAGE_FILE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif)(?:[?#].*)?$", re.I)
 
 
-def _teaser(group: Tag) -> bool:
+def _in_gallery_aside(tag: Tag) -> bool:
+    """Inside furniture (an `<aside>`, a related box) that is big only by its captions: a gallery of other
+    news beside the story ("News in pictures"), whose many captions lift it past the words of a wrapper."""
+    for parent in tag.parents:
+        if parent.name == "[document]" or not is_furniture(parent):
+            continue
+        words = word_count_upto(parent, 20 * MAX_FURNITURE_WORDS)
+        if words < MAX_FURNITURE_WORDS:
+            return False  # in_furniture's case
+        in_captions = sum(word_count_upto(c, words) for c in parent.find_all("figcaption"))
+        if words - in_captions < MAX_FURNITURE_WORDS:
+            return True
+    return False
+
+
+def _host(address: Optional[str]) -> Optional[str]:
+    try:
+        host = urlsplit(address or "").hostname
+    except ValueError:  # a malformed address ("http://[x"): no host
+        return None
+    return host.removeprefix("www.") if host else None
+
+
+def _same_site(link: Tag, site: Optional[str]) -> bool:
+    """A link to a page of this site (relative, or to the page's own host): where its other stories are."""
+    href = str(link.get("href") or "").strip()
+    host = _host(href)
+    return host is None or (site is not None and host == site)
+
+
+# A caption whose words are mostly those of links to this site's other pages is a teaser: "Television <a>Soap
+# star's family at home</a> 15 April" under a thumbnail. A link to another site (a shop, a source) in a caption
+# is part of what it says.
+TEASER_LINK_SHARE = 0.7
+
+
+def _teaser(group: Tag, site: Optional[str] = None) -> bool:
     """A caption that is another story's teaser: inside a link to another page (a link to the picture file
-    itself is a lightbox, not a teaser), or whose whole text is a link."""
+    itself is a lightbox, not a teaser), whose whole text is a link, or mostly links to this site's pages."""
     link = group.find_parent("a")
     if link is not None and _leads_away(link):
         return True
-    links = " ".join(_text(a) for a in group.find_all("a") if _leads_away(a))
-    return bool(links) and _key(links) == _key(_text(group))
+    away = [a for a in group.find_all("a") if _leads_away(a)]
+    whole = _key(_text(group))
+    links = " ".join(_text(a) for a in away)
+    if links and _key(links) == whole:
+        return True
+    inner = _key(" ".join(_text(a) for a in away if _same_site(a, site)))
+    return bool(inner) and len(inner) >= TEASER_LINK_SHARE * len(whole)
 
 
 def _leads_away(link: Tag) -> bool:
     """A link to another page: not to a place on this one, a script, or the picture's own file (a lightbox)."""
     href = str(link.get("href") or "").strip()
     return bool(href) and not href.startswith(("#", "javascript:")) and not _IMAGE_FILE.search(href)
+
+
+MIN_DATA_ROW_CELLS = 3
+
+
+def _table_row_entry(img: Tag, block: Tag) -> bool:
+    """The picture and the text are cells of one row of a data table (a league table's badge beside the team's
+    name, a party's logo beside its votes): an entry, not a photo and its caption."""
+    row = img.find_parent("tr")
+    if row is None or row is not block.find_parent("tr"):
+        return False
+    return len(row.find_all(["td", "th"], recursive=False)) >= MIN_DATA_ROW_CELLS
 
 
 def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[tuple[Tag, CaptionData]]:
@@ -342,7 +417,7 @@ def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[tuple[Tag, Ca
         if not described:
             continue
         block = _next_text_block(img)
-        if block is None or in_furniture(block):
+        if block is None or in_furniture(block) or _table_row_entry(img, block):
             continue
         text = _clean_caption_text(_text(block))
         if not text or len(text.split()) > MAX_ALT_CAPTION_WORDS:
