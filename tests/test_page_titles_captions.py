@@ -709,3 +709,16 @@ def test_a_gallery_of_other_news_in_an_aside_is_not_the_storys():
     assert len(aside.split()) > 1000
     blocks = figures(["The old bridge seen from the east bank."]) + aside
     assert [c.text for c in captions_in_story(blocks)] == ["The old bridge seen from the east bank."]
+
+
+def test_a_story_wrapped_in_a_block_named_for_the_sidebar_beside_it_keeps_its_captions():
+    for wrapper in ("layout has-sidebar", "non-ad-column"):
+        body = (
+            f"<div class='{wrapper}'><article><h1>{HEADLINE}</h1>"
+            + figures(["The old bridge seen from the east bank."])
+            + paragraphs_html()
+            + "</article></div>"
+        )
+        article = read(page("", body))
+        assert [c.text for c in article.captions] == ["The old bridge seen from the east bank."], wrapper
+        assert STORY[0] in article.body

@@ -140,12 +140,29 @@ def word_count_upto(tag: Tag, limit: int) -> int:
     return count
 
 
+# Class names that say what a block has beside it, not what it is: "has-sidebar" and "with-ads" wrap the story
+# beside a sidebar; "non-ad-column" and "no-ads" say the opposite of furniture.
+_LAYOUT_NAME = re.compile(r"^(?:has|with|non|no|not|without)[-_]", re.I)
+
+
+def _named_words(tag: Tag) -> frozenset[str]:
+    classes = tag.get("class")
+    ident = tag.get("id")
+    values = classes if isinstance(classes, list) else str(classes or "").split()
+    kept = " ".join(v for v in values if not _LAYOUT_NAME.match(v))
+    ident = ident if isinstance(ident, str) and not _LAYOUT_NAME.match(ident) else ""
+    return _words_of(kept, ident)
+
+
 def furniture_named(tag: Tag) -> bool:
     """A block whose class or id names it share bar, related stories, newsletter box, comments, menu, ad..."""
     if tag.name in _NEVER_FURNITURE:
         return False
     words = name_words(tag)
     hits = words & FURNITURE_WORDS
+    if hits:
+        words = _named_words(tag)  # without the names that say what a block has, not what it is
+        hits = words & FURNITURE_WORDS
     return bool(hits) and (not words & STORY_WORDS or bool(hits & ALWAYS_FURNITURE))
 
 
