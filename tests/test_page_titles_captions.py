@@ -722,3 +722,20 @@ def test_a_story_wrapped_in_a_block_named_for_the_sidebar_beside_it_keeps_its_ca
         article = read(page("", body))
         assert [c.text for c in article.captions] == ["The old bridge seen from the east bank."], wrapper
         assert STORY[0] in article.body
+
+
+def test_in_a_web_archives_copy_teasers_linking_to_the_archived_site_are_still_teasers():
+    archived = "https://web.archive.org/web/20200105120000/https://www.harbourtimes.example"
+    head = f"<link rel='canonical' href='{archived}/news/bridge-vote'>"
+    body = (
+        f"<article><h1>{HEADLINE}</h1>"
+        + paragraphs_html(STORY[:2])
+        + f"<figure><img src='/teaser.jpg'><figcaption>Sport: <a href='{archived}/sport/ferry-race'>Ferry crews "
+        "race across the bay for the summer cup</a></figcaption></figure>"
+        + "<figure><img src='/boots.jpg'><figcaption>Boots by <a href='https://web.archive.org/web/"
+        "20200105120000/https://shop.example/boots'>Ines Rowe's workshop on the quay</a></figcaption></figure>"
+        + paragraphs_html(STORY[2:])
+        + "</article>"
+    )
+    # the archive's address of another site (a shop) is a link away from this one: the caption stays
+    assert [c.text for c in read(page(head, body)).captions] == ["Boots by Ines Rowe's workshop on the quay"]

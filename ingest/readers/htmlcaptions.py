@@ -214,8 +214,8 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
         if not furniture:
             found.extend((group, c) for c in captions)
     found.extend(_captions_agreeing_with_alt(root))
-    found.extend(_captions_beside_pictures(root))
-    found.extend(_captions_in_attributes(root))
+    found.extend(_captions_beside_pictures(root, site))
+    found.extend(_captions_in_attributes(root, site))
     # Credits outside any caption ("<span class=credit>" under a picture): never body text. A credit block
     # that holds the caption too ("Paul Volcker ... in 2009. (Saul Loeb/AFP/Getty Images)") is kept as one;
     # a credit alone just after a caption without one is that caption's.
@@ -351,7 +351,17 @@ def _in_gallery_aside(tag: Tag) -> bool:
     return False
 
 
+# A web archive's copy of a page links to the archive's copies of other pages ("https://web.archive.org/web/
+# 20190517125742/http://www.example.org/story"): the site is the one in the archived address.
+_ARCHIVED_ADDRESS = re.compile(r"/web/\d{4,14}[a-z_]*/+((?:https?:/+)?[^/]+)", re.I)
+
+
 def _host(address: Optional[str]) -> Optional[str]:
+    """The site an address leads to, without "www."; None for a relative address (or a malformed one)."""
+    archived = _ARCHIVED_ADDRESS.search(address or "")
+    if archived:
+        inner = re.sub(r"^(https?:)/+", r"\1//", archived.group(1), flags=re.I)
+        address = inner if inner.lower().startswith("http") else "http://" + inner
     try:
         host = urlsplit(address or "").hostname
     except ValueError:  # a malformed address ("http://[x"): no host
@@ -363,7 +373,9 @@ def _same_site(link: Tag, site: Optional[str]) -> bool:
     """A link to a page of this site (relative, or to the page's own host): where its other stories are."""
     href = str(link.get("href") or "").strip()
     host = _host(href)
-    return host is None or (site is not None and host == site)
+    return host is None or (
+        site is not None and (host == site or host.endswith("." + site) or site.endswith("." + host))
+    )
 
 
 # A caption whose words are mostly those of links to this site's other pages is a teaser: "Television <a>Soap
@@ -455,7 +467,7 @@ def _small_picture(img: Tag) -> bool:
     return False
 
 
-def _captions_beside_pictures(root: BeautifulSoup | Tag) -> list[tuple[Tag, CaptionData]]:
+def _captions_beside_pictures(root: BeautifulSoup | Tag, site: Optional[str]) -> list[tuple[Tag, CaptionData]]:
     """Captions set without caption markup, told by layout: the short text sharing a small box with one
     picture and nothing else ("<div><img><span>Text</span></div>", a table cell under the picture), or a short
     emphasised or credited line standing right after a picture in the story ("<p><img></p><p><em>Text</em></p>")."""
@@ -469,7 +481,7 @@ def _captions_beside_pictures(root: BeautifulSoup | Tag) -> list[tuple[Tag, Capt
         if box is None or any(_NOT_PHOTO_WORDS & name_words(t) for t in _up_to(img, box)):
             continue  # an author's head shot, a logo, an ad (named on the picture or a block up to its box)
         block = _box_caption(box, holder) or _line_after(holder)
-        if block is None or _teaser(block):
+        if block is None or _teaser(block, site):
             continue
         text = _clean_caption_text(_text(block))
         caption = caption_from_text(text)
@@ -493,7 +505,7 @@ _CAPTION_ATTRIBUTES = ("data-caption", "data-photo-caption", "data-image-caption
 _CREDIT_ATTRIBUTES = ("data-credit", "data-photo-credit", "data-image-credit", "data-copyright")
 
 
-def _captions_in_attributes(root: BeautifulSoup | Tag) -> list[tuple[Tag, CaptionData]]:
+def _captions_in_attributes(root: BeautifulSoup | Tag, site: Optional[str]) -> list[tuple[Tag, CaptionData]]:
     """Captions a gallery or lightbox shows from an attribute of the photo's element ("<li data-caption='The
     ferry at dawn. (AP Photo/Ines Rowe)'><img ...></li>", "<a href=big.jpg data-caption=...>")."""
     found: list[tuple[Tag, CaptionData]] = []
@@ -501,7 +513,7 @@ def _captions_in_attributes(root: BeautifulSoup | Tag) -> list[tuple[Tag, Captio
         value = next((tag.get(a) for a in _CAPTION_ATTRIBUTES if isinstance(tag.get(a), str)), None)
         if not value and tag.name == "a" and _lightbox_link(tag):
             value = next((tag.get(a) for a in ("data-title", "title") if isinstance(tag.get(a), str)), None)
-        if not value or removed(tag) or in_furniture(tag) or _teaser(tag):
+        if not value or removed(tag) or in_furniture(tag) or _teaser(tag, site):
             continue
         img = tag if tag.name == "img" else first_descendant(tag, ("img",))
         if img is None and not (tag.name == "a" and _IMAGE_FILE.search(str(tag.get("href") or ""))):
