@@ -187,6 +187,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
         if not removed(tag):
             tag.decompose()
     site = _host(base_url)
+    galleries: dict[int, bool] = {}
     tags = list(tags_in(root))  # held, so that each tag's place stays known after it is removed
     order = {id(t): i for i, t in enumerate(tags)}
     found: list[tuple[Tag, CaptionData]] = []
@@ -206,7 +207,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
             group, figure = tag, tag  # a picture with text beside it but no caption markup
         else:
             continue
-        furniture = in_furniture(group) or _in_gallery_aside(group) or _teaser(group, site)
+        furniture = in_furniture(group) or _in_gallery_aside(group, galleries) or _teaser(group, site)
         ends[id(group)] = order[id(group)] + 1 + len(tags_in(group))
         if not furniture and _credit_block(group, found, (tags, order, ends)):
             continue  # a caption block holding only a credit: the caption's beside it
@@ -336,17 +337,18 @@ def _absolute(address: Optional[str], base_url: Optional[str]) -> Optional[str]:
 _IMAGE_FILE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif)(?:[?#].*)?$", re.I)
 
 
-def _in_gallery_aside(tag: Tag) -> bool:
+def _in_gallery_aside(tag: Tag, seen: dict[int, bool]) -> bool:
     """Inside furniture (an `<aside>`, a related box) that is big only by its captions: a gallery of other
-    news beside the story ("News in pictures"), whose many captions lift it past the words of a wrapper."""
+    news beside the story ("News in pictures"), whose many captions lift it past the words of a wrapper.
+    `seen` keeps each furniture block's answer, so a gallery of many figures is counted once."""
     for parent in tag.parents:
         if parent.name == "[document]" or not is_furniture(parent):
             continue
-        words = word_count_upto(parent, 20 * MAX_FURNITURE_WORDS)
-        if words < MAX_FURNITURE_WORDS:
-            return False  # in_furniture's case
-        in_captions = sum(word_count_upto(c, words) for c in parent.find_all("figcaption"))
-        if words - in_captions < MAX_FURNITURE_WORDS:
+        if id(parent) not in seen:
+            words = word_count_upto(parent, 20 * MAX_FURNITURE_WORDS)
+            in_captions = sum(word_count_upto(c, words) for c in parent.find_all("figcaption"))
+            seen[id(parent)] = words - in_captions < MAX_FURNITURE_WORDS
+        if seen[id(parent)]:
             return True
     return False
 
