@@ -739,3 +739,32 @@ def test_in_a_web_archives_copy_teasers_linking_to_the_archived_site_are_still_t
     )
     # the archive's address of another site (a shop) is a link away from this one: the caption stays
     assert [c.text for c in read(page(head, body)).captions] == ["Boots by Ines Rowe's workshop on the quay"]
+
+
+def test_slides_of_a_slideshow_are_captions_with_their_credits_but_a_gallery_pages_footer_is_not():
+    slides = "".join(
+        f"<li><div class='m'><a href='#'><img src='/slide{i}.jpg' alt='slide{i}.jpg'></a></div><div class='summary'>"
+        f"<p>{text}<span class='source'>{credit}</span></p></div></li>"
+        for i, (text, credit) in enumerate(
+            [
+                ("Feb. 2: Crowds wait on the quay for the last crossing before the bridge closes.", "AP"),
+                ("The old bridge seen from the east bank at dawn, a week before the vote.", "Ines Rowe"),
+            ]
+        )
+    )
+    footer = (
+        "<div class='footer-wrap'><img src='/logo.png'><p>Copyright 2022 The Harbour Times. All rights reserved. "
+        "Subscribe to the print edition</p></div>"
+    )
+    body = (
+        f"<div class='slideshow'><ul>{slides}</ul></div><article><h1>{HEADLINE}</h1>"
+        + paragraphs_html()
+        + "</article>"
+        + footer
+    )
+    html = page("", body).replace("<body>", "<body class='node-type-gallery'>")
+    captions = read(html).captions
+    assert [(c.text, c.agency, c.photographer) for c in captions] == [
+        ("Feb. 2: Crowds wait on the quay for the last crossing before the bridge closes.", "AP", None),
+        ("The old bridge seen from the east bank at dawn, a week before the vote.", None, "Ines Rowe"),
+    ]

@@ -131,7 +131,7 @@ def is_credit_node(tag: Tag) -> bool:
     if tag.name in _NEVER:
         return False
     words = name_words(tag)
-    named = bool(CREDIT_WORDS & words) or any(w.endswith(_CREDIT_ENDINGS) for w in words)
+    named = _credit_named(words)
     # Inside a figure or a caption, a block named for an author or a source names the photo's, and so does a
     # <cite> ("<figcaption>The bridge at dawn.</figcaption><cite>Ines Rowe/Harbour Times</cite>").
     marked = named or CREDIT_ITEMPROPS & _itemprop(tag) or _FIGURE_CREDIT_WORDS & words or tag.name == "cite"
@@ -139,7 +139,15 @@ def is_credit_node(tag: Tag) -> bool:
         return False  # most elements: decided without the caption tests below
     if is_caption_node(tag) and first_descendant(tag, (), is_caption_node) is not None:
         return False  # "<figcaption class=image__caption-credit>" holding the caption and the credit
-    return named or tag.find_parent(lambda t: t.name in ("figure", "figcaption") or is_caption_node(t)) is not None
+    return named or tag.find_parent(_holds_a_photo) is not None
+
+
+def _credit_named(words: frozenset[str]) -> bool:
+    return bool(CREDIT_WORDS & words) or any(w.endswith(_CREDIT_ENDINGS) for w in words)
+
+
+def _holds_a_photo(tag: Tag) -> bool:
+    return tag.name in ("figure", "figcaption") or is_caption_node(tag) or _gallery_item(tag)
 
 
 _FIGURE_CREDIT_WORDS = frozenset({"author", "autor", "auteur", "source", "quelle", "fotograf", "byline"})
@@ -700,7 +708,33 @@ def _candidate(tag: Tag) -> bool:
         or is_caption_node(tag)
         or bool(PICTURE_BOX_WORDS & name_words(tag))
         and tag.name in ("div", "span", "section", "p")
+        or _gallery_item(tag)
     )
+
+
+# Names of a gallery or slideshow, in the languages of the archive's pages.
+GALLERY_WORDS = frozenset({"gallery", "galerie", "galeria", "slideshow", "carousel", "bildstrecke"})
+MIN_GALLERY_CAPTION_WORDS = 4
+
+
+def _gallery_item(tag: Tag) -> bool:
+    """One item of a gallery or slideshow ("<div class=slideshow><ul><li><img> <p>Text</p></li>"): the list or
+    stage holding it is named for the gallery, it holds one picture that leads nowhere else, and words of its
+    own (not a menu's or a teaser's links)."""
+    if tag.name not in ("li", "div", "dl"):
+        return False
+    holders = (tag.parent, getattr(tag.parent, "parent", None))
+    if not any(isinstance(h, Tag) and h.name not in _NEVER and GALLERY_WORDS & name_words(h) for h in holders):
+        return False
+    inside = tags_in(tag)
+    pictures = [t for t in inside if t.name == "img"]
+    if len(pictures) != 1 or any(_credit_named(name_words(t)) for t in inside):
+        return False  # several pictures: a gallery of its own; a credit block: read as one, with what it holds
+    link = pictures[0].find_parent("a")
+    if link is not None and _leads_away(link) and tag in link.parents:
+        return False
+    own = _word_count(tag, 200) - sum(_word_count(a, 200) for a in tag.find_all("a"))
+    return own >= MIN_GALLERY_CAPTION_WORDS
 
 
 _INLINE_CREDIT_TAGS = frozenset({"span", "small", "em", "i", "b", "strong", "cite", "p", "div", "font"})
