@@ -768,3 +768,18 @@ def test_slides_of_a_slideshow_are_captions_with_their_credits_but_a_gallery_pag
         ("Feb. 2: Crowds wait on the quay for the last crossing before the bridge closes.", "AP", None),
         ("The old bridge seen from the east bank at dawn, a week before the vote.", None, "Ines Rowe"),
     ]
+
+
+def test_a_block_named_for_a_pictures_description_is_its_caption_and_a_show_description_toggle_is_not():
+    blocks = (
+        "<div class='atc-Image'><img src='/quay.jpg'></div><p class='img-desc-container'><span class='img-desc'>"
+        "Crowds wait on the quay for the last crossing</span> <a class='img-action' href='/quay-big.jpg'>Zoom</a></p>"
+        "<div class='atc-Image'><img src='/bridge.jpg'></div><div class='atc-ImageDescription'><button>"
+        "Bildbeschreibung einblenden</button><p><span class='atc-ImageDescriptionText'>The old bridge seen from the "
+        "east bank.</span> <span class='atc-ImageDescriptionCopyright'>Bild: dpa</span></p></div>"
+    )
+    captions = captions_in_story(blocks)
+    assert [(c.text, c.agency) for c in captions] == [
+        ("Crowds wait on the quay for the last crossing", None),
+        ("The old bridge seen from the east bank.", "dpa"),
+    ]

@@ -73,7 +73,8 @@ _TOGGLE = re.compile(r"(?:\s*(?:\.{3}|…))?\s*\b(?:(?:read|show|see)\s+)?(?:mor
 _TOGGLE_ONLY = re.compile(
     r"^[.\s]*(?:\.{3}|…)?\s*(?:(?:read|show|see|view|open)\s+)?(?:more|less|close|expand|collapse|hide|"
     r"caption|hide\s+caption|show\s+caption|enlarge|zoom|fullscreen|gallery|slideshow|expand\s*/\s*contract|"
-    r"vergrößern|agrandir|ampliar|ingrandisci)$",
+    r"vergrößern|agrandir|ampliar|ingrandisci|"
+    r"(?:bildunterschrift|bildbeschreibung|bildtext|beschreibung|legende)\s+(?:einblenden|ausblenden|anzeigen))$",
     re.I,
 )
 # An advertisement's label standing where a caption would ("Anzeige", "Reklama").
@@ -121,7 +122,13 @@ def is_caption_node(tag: Tag) -> bool:
     words = name_words(tag)
     if CAPTION_WORDS & words or CAPTION_ITEMPROPS & _itemprop(tag):
         return True
+    if _DESCRIPTION_WORDS & words and _DESCRIBED_WORDS & words:
+        return True  # "img-desc", "ImageDescriptionText", "multimedia_desc": a picture's description
     return any(w.endswith(_CAPTION_ENDINGS) for w in words)  # "thumbcaption", "photocaption", "imgcutline"
+
+
+_DESCRIPTION_WORDS = frozenset({"desc", "description", "descr", "beschreibung", "descripcion", "descricao"})
+_DESCRIBED_WORDS = frozenset({"img", "image", "photo", "foto", "picture", "pic", "media", "multimedia", "bild"})
 
 
 _CAPTION_ENDINGS = ("caption", "cutline", "bildunterschrift")
