@@ -17,7 +17,8 @@ Titles, at token-F1 0.8 or more, beside trafilatura's title on the same bytes:
 - news-extraction-big9: the gold text's first line (the headline in this set; a standfirst follows on the next line);
 - article-extraction-benchmark: the judged titles (bench/captions/titles.jsonl and the judged set).
 
-`--agreement` compares the second, blind readings (bench/captions/second.jsonl, second-fresh.jsonl, second-fresh5.jsonl)
+`--agreement` compares the second, blind readings (bench/captions/second.jsonl, second-fresh.jsonl, second-fresh5.jsonl,
+second-fresh6.jsonl)
 with the first.
 Misses on the halves already read (dev, the first held-back half, the first fresh sample) are written to
 bench/out/captions-misses.jsonl.
@@ -196,7 +197,7 @@ def title_gold(corpus: Path) -> dict[tuple[str, str], list[str]]:
 
 def agreement() -> int:
     first = read_judged(sorted((HERE / "judged").glob("*.jsonl")))
-    for name in ("second.jsonl", "second-fresh.jsonl", "second-fresh5.jsonl"):
+    for name in ("second.jsonl", "second-fresh.jsonl", "second-fresh5.jsonl", "second-fresh6.jsonl"):
         if (HERE / name).is_file():
             print(f"{name}: ", end="")
             agree(first, read_judged([HERE / name]))
