@@ -18,10 +18,24 @@ class Agency:
     aliases: tuple[str, ...]
 
 
+# Aliases include the names the agencies go by in other scripts (Arabic, Russian, Chinese, Korean), as credits in
+# those languages write them.
 AGENCIES = (
-    Agency("AP", "The Associated Press", ("AP", "Associated Press", "The Associated Press", "AP Images")),
-    Agency("Reuters", "Reuters", ("Reuters", "Reuter", "Thomson Reuters", "Reuters Pictures")),
-    Agency("AFP", "Agence France-Presse", ("AFP", "Agence France-Presse", "Agence France Presse", "AFP Images")),
+    Agency(
+        "AP",
+        "The Associated Press",
+        ("AP", "Associated Press", "The Associated Press", "AP Images", "أسوشيتد برس", "美联社", "美聯社"),
+    ),
+    Agency(
+        "Reuters",
+        "Reuters",
+        ("Reuters", "Reuter", "Thomson Reuters", "Reuters Pictures", "رويترز", "Рейтер", "Рейтерс", "路透社", "로이터"),
+    ),
+    Agency(
+        "AFP",
+        "Agence France-Presse",
+        ("AFP", "Agence France-Presse", "Agence France Presse", "AFP Images", "أ ف ب", "فرانس برس", "АФП", "法新社"),
+    ),
     Agency(
         "Getty Images",
         "Getty Images",
@@ -48,7 +62,7 @@ AGENCIES = (
     Agency("PA", "PA Media", ("PA", "PA Wire", "PA Images", "PA Media", "Press Association")),
     Agency("UPI", "United Press International", ("UPI", "United Press International")),
     Agency("Bloomberg", "Bloomberg", ("Bloomberg", "Bloomberg News")),
-    Agency("Xinhua", "Xinhua", ("Xinhua", "Xinhua News Agency")),
+    Agency("Xinhua", "Xinhua", ("Xinhua", "Xinhua News Agency", "新华社", "新華社")),
     Agency("Anadolu", "Anadolu Agency", ("Anadolu", "Anadolu Agency", "Anadolu Images")),
     Agency(
         "dpa", "Deutsche Presse-Agentur", ("dpa", "Deutsche Presse-Agentur", "picture alliance", "picture-alliance")
@@ -152,6 +166,8 @@ SCREENSHOT_SOURCE = re.compile(
     r"(?:\s*:\s*|\s+(?:aus|from|via|von|de|du)\s+)(?P<source>[^.!?–—:]{2,50})$",
     re.I,
 )
+# A screenshot named after its source: "Harbour TV Screenshot", "Tag24 – Twitter-Screenshot", "YouTube screengrab".
+SCREENSHOT_AFTER = re.compile(r"^[^.!?:]{2,50}?[\s-](?:screenshots?|screengrabs?|screen\s+grabs?|screencaps?)$", re.I)
 _PHOTO_BY = re.compile(r"^(?:photos?|photograph|picture|image)s?\s+by\s+", re.I)
 _TRAILING_NOTE = re.compile(
     r"(?:\s*[,/;-]\s*|\s+)\(?(?:files?|pool|handout|symbolbild|symbolfoto|archivbild|archiv)\)?\.?$"
@@ -160,6 +176,8 @@ _TRAILING_NOTE = re.compile(
 )
 # "NASA via AP", "Handout via Reuters", "Saul Loeb/AFP via Getty Images": a picture distributed by an agency.
 _VIA_AGENCY = re.compile(r"^(?P<origin>.{2,80}?)\s+via\s+(?P<agency>[^/,;]{2,40})$", re.I)
+# A stock library's contributor signs with a user name, not a person's name: "smolaw11/iStock", "@hafenfoto/Unsplash".
+_USER_NAME = re.compile(r"^@\w[\w.-]{1,30}$|^[A-Za-z][A-Za-z_.-]*\d[\w.-]*$")
 _NOT_A_NAME = {
     "file",
     "pool",
@@ -440,6 +458,8 @@ def is_credit(text: str) -> bool:
         return True  # "Photo: Ines Rowe/AP", not "Bild: The ferry leaves. Dana Whitlow took it."
     if re.match(r"^(?:courtesy|care\s+of)\b", text, re.I) or SCREENSHOT_SOURCE.match(text):
         return True
+    if SCREENSHOT_AFTER.match(text) and len(text.split()) <= 6:
+        return True
     text = _strip_notes(text)
     via = _VIA_AGENCY.match(text)
     if via and find_agency(via.group("agency")) is not None and len(via.group("origin").split()) <= 6:
@@ -448,12 +468,15 @@ def is_credit(text: str) -> bool:
     agencies = [find_agency(p) for p in parts]
     if len(parts) == 2 and not any(agencies):
         # "Karl Mondon/Bay Area News Group": a person and an organisation that names itself as one.
-        person, organisation = _tidy_name(parts[0]), parts[1]
-        return _looks_like_person(person) and bool(_ORG_WORDS.search(organisation)) and len(organisation.split()) <= 6
+        # Or the other way round: "Goddard Space Flight Center/Ines Rowe".
+        for person, organisation in ((_tidy_name(parts[0]), parts[1]), (_tidy_name(parts[1]), parts[0])):
+            if _looks_like_person(person) and _ORG_WORDS.search(organisation) and len(organisation.split()) <= 6:
+                return True
+        return False
     if len(parts) >= 2 and any(agencies):
         # "Reuters/Kevin Lamarque" names a photographer; "Reuters/VNU" or "Reuters/Nielsen" is a syndication tag.
         names = [_tidy_name(p) for p, a in zip(parts, agencies, strict=False) if a is None]
-        return all(_looks_like_person(n) or n.casefold() in _NOT_A_NAME for n in names)
+        return all(_looks_like_person(n) or n.casefold() in _NOT_A_NAME or _USER_NAME.match(n) for n in names)
     if len(parts) == 1 and agencies[0] is not None:
         # A bare agency name is a wire sign-off ("(Reuters)"); with "Photo"/"Images" it is a credit.
         return bool(re.search(_PHOTO_WORDS + r"$", text, re.I)) or agencies[0].short == "Getty Images"
@@ -470,6 +493,10 @@ _TRAILING_LABELLED = re.compile(
     re.I,
 )
 # "Rep. Mark Meadows. | Alex Wong/Getty Images": a credit after a bar.
+# "... Datacenter. Foto Ines Rowe via Unsplash": the label without its colon, before a name (checked as a credit).
+_TRAILING_BARE_LABEL = re.compile(
+    r"(?<=[.!?\"”])\s+((?:[Pp]hoto|[Ff]oto|[Bb]ild|[Pp]icture|[Ii]mage)s?\s+[A-ZÀ-Þ@][^.!?:]{2,80}?)\s*\.?\s*$"
+)
 _TRAILING_AFTER_BAR = re.compile(r"\s+\|\s+([^|]{2,100}?)\s*$")
 # "... in Braunau am Inn, Austria. Leonhard Foeger / Reuters file": a name and an agency after the last sentence.
 _TRAILING_NAME_SLASH = re.compile(
@@ -514,10 +541,17 @@ def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
     if credit is None:
         for pattern in (_TRAILING_LABELLED, _TRAILING_AGENCY_SLASH, _TRAILING_AFTER_BAR, _TRAILING_NAME_SLASH):
             m = pattern.search(text)
-            if m and is_credit(m.group(1)):
+            # after a bar, a known agency alone is the credit too ("... in Tokyo. | KYODO")
+            bare_agency = pattern is _TRAILING_AFTER_BAR and m and find_agency(m.group(1).strip(" .")) is not None
+            if m and (is_credit(m.group(1)) or bare_agency):
                 credit = m.group(1).strip()
                 text = text[: m.start(1)].rstrip(" |–—-")
                 break
+    if credit is None and (m := _TRAILING_BARE_LABEL.search(text)) and is_credit(m.group(1)):
+        named = parse_credit(m.group(1))
+        if named[0] is not None and (named[1] is not None or len(m.group(1).split()) <= 4):
+            credit = m.group(1).strip()
+            text = text[: m.start(1)].rstrip()
     if credit is None:
         return None
     return collapse(text), collapse(credit).strip(" ."), source

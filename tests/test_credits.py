@@ -1,6 +1,6 @@
 import pytest
 
-from ingest.credits import is_credit, parse_credit, split_caption
+from ingest.credits import find_agency, is_credit, parse_credit, split_caption
 
 
 @pytest.mark.parametrize(
@@ -117,3 +117,43 @@ def test_a_name_and_agency_after_the_last_sentence_is_the_credit():
         None,
     )
     assert split_caption("The plant's input/output ratio rose. Output per worker / hour fell.") is None
+
+
+@pytest.mark.parametrize(
+    "paragraph, text, credit",
+    [
+        # a known agency alone after a bar, or a stock contributor's user name
+        ("A ferry leaves the quay in early February. | KYODO", "A ferry leaves the quay in early February.", "KYODO"),
+        ("A crane lifts the last span (hafenfoto11/iStock)", "A crane lifts the last span", "hafenfoto11/iStock"),
+        # an organisation before the person, a label without its colon, a screenshot named after its source
+        (
+            "An artist's impression of the bridge. (Harbour Works Design Office/Ines Rowe)",
+            "An artist's impression of the bridge.",
+            "Harbour Works Design Office/Ines Rowe",
+        ),
+        ("The data centre by the quay. Foto Dana Whitlow via Unsplash", "The data centre by the quay.", None),
+        ("A picture from better days. (Harbour TV – Twitter Screenshot)", "A picture from better days.", None),
+    ],
+)
+def test_credits_after_a_bar_in_other_scripts_and_without_labels_end_captions(paragraph, text, credit):
+    split = split_caption(paragraph)
+    assert split is not None and split[0] == text
+    assert credit is None or split[1] == credit
+
+
+@pytest.mark.parametrize(
+    "paragraph",
+    ["The race ended on Friday. Photo Finish won it", "Markets | Sport", "We left at dawn. Foto shoots ran late."],
+)
+def test_a_sentence_starting_with_a_label_word_or_a_section_bar_is_not_a_credit(paragraph):
+    assert split_caption(paragraph) is None
+
+
+def test_agencies_are_known_by_their_names_in_other_scripts():
+    assert [find_agency(n).short for n in ("رويترز", "路透社", "أ ف ب", "Рейтер", "新华社")] == [
+        "Reuters",
+        "Reuters",
+        "AFP",
+        "Reuters",
+        "Xinhua",
+    ]

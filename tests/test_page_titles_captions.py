@@ -783,3 +783,64 @@ def test_a_block_named_for_a_pictures_description_is_its_caption_and_a_show_desc
         ("Crowds wait on the quay for the last crossing", None),
         ("The old bridge seen from the east bank.", "dpa"),
     ]
+
+
+def test_a_story_in_a_wrapper_named_for_its_sidebar_keeps_its_captions():
+    # "st-sidebar__container" wraps the headline, the story and the sidebar: the story's captions are kept, the
+    # sidebar's are not
+    body = (
+        f"<div class='st-sidebar__container'><div class='st-sidebar__main'><h1>{HEADLINE}</h1>"
+        + paragraphs_html(STORY[:2])
+        + figures(["Crowds wait on the quay for the last crossing"])
+        + paragraphs_html(STORY[2:])
+        + "</div><div class='sidebar-list'>"
+        + figures(["Ferry crews race across the bay for the summer cup"], "side")
+        + "</div></div>"
+    )
+    assert [c.text for c in read(page("", body)).captions] == ["Crowds wait on the quay for the last crossing"]
+
+
+def test_a_widgets_own_h1_does_not_make_its_sidebar_part_of_the_story():
+    body = (
+        f"<article><h1>{HEADLINE}</h1>"
+        + paragraphs_html()
+        + "</article><div class='sidebar'><h1>Support our newsroom</h1>"
+        + figures(["Ferry crews race across the bay for the summer cup"], "side")
+        + "</div>"
+    )
+    assert read(page("", body)).captions == []
+
+
+def test_lightbox_and_gallery_attributes_are_captions_but_a_headline_in_a_title_is_not():
+    blocks = (
+        "<a href='/big/quay.jpg' data-fresco-caption='Crowds wait on the quay in early February. | KYODO'>"
+        "<img src='/quay.jpg'></a>"
+        "<a href='/big/group1.jpg' data-fancybox='g' data-caption='Group photo 1'><img src='/group1.jpg'></a>"
+        "<div class='pic'><img src='/crane.jpg' caption='A crane lifts the last span (رويترز)'></div>"
+        f"<a href='/big/lead.jpg' class='js-image-popup' title='{HEADLINE}'><img src='/lead.jpg'></a>"
+    )
+    captions = captions_in_story(blocks)
+    assert [(c.text, c.agency) for c in captions] == [
+        ("Crowds wait on the quay in early February.", "Kyodo"),
+        ("Group photo 1", None),
+        ("A crane lifts the last span", "Reuters"),
+    ]
+
+
+def test_a_caption_block_named_for_its_attribution_keeps_its_text_and_splits_its_credit():
+    blocks = (
+        "<div class='lede-image-wrapper'><img src='/quay.jpg'><div class='lede-image-data'><div class='attribution'>"
+        "Crowds wait on the quay. <span class='credit'>Photo: Ines Rowe/AFP via Getty Images</span></div></div></div>"
+        "<div class='blog-multimedia--figure-caption'><figure><h2 class='element-invisible'>harbour-2019-1160x768.jpg"
+        "</h2><img src='/crane.jpg' alt='A crane lifts the last span'></figure><figcaption>A crane lifts the last "
+        "span</figcaption></div>"
+        "<div class='owl-carousel'><div class='img'><img src='/ferry.jpg'><div class='row-title'><a>The ferry leaves "
+        "the quay at dawn</a></div></div><div class='img cloned'><img src='/ferry.jpg'><div class='row-title'><a>The "
+        "ferry leaves the quay at dawn</a></div></div></div>"
+    )
+    captions = captions_in_story(blocks)
+    assert [(c.text, c.photographer, c.agency) for c in captions] == [
+        ("Crowds wait on the quay.", "Ines Rowe", "AFP"),
+        ("A crane lifts the last span", None, None),
+        ("The ferry leaves the quay at dawn", None, None),
+    ]

@@ -23,6 +23,8 @@ from ..records import CaptionData
 from .htmlnames import (
     MAX_FURNITURE_WORDS,
     first_descendant,
+    first_heading,
+    holds_headline,
     in_furniture,
     is_furniture,
     name_words,
@@ -174,7 +176,8 @@ _SPACE_BEFORE_STOP = re.compile(r"\s+([,.])(?=\s|$)")
 
 
 def _clean_caption_text(text: str) -> str:
-    text = _HIDDEN_LABEL.sub("", _LEADING_COUNTER.sub("", text)).lstrip(" /|·•")  # a credit's separator left over
+    text = _HIDDEN_LABEL.sub("", _LEADING_COUNTER.sub("", _LEADING_FILE_NAME.sub("", text.lstrip())))
+    text = text.lstrip(" /|·•")  # a credit's separator left over
     text = _SPACE_BEFORE_STOP.sub(r"\1", _FOOTNOTE_MARKS.sub("", text))
     if len(_CAPTION_LABEL.sub("", text).split()) >= MIN_LAYOUT_CAPTION_WORDS:
         text = _CAPTION_LABEL.sub("", text)
@@ -182,7 +185,16 @@ def _clean_caption_text(text: str) -> str:
     while previous != text:
         previous = text
         text = _TOGGLE.sub("", text).rstrip()
-    return text.strip()
+    return _once(text.strip())
+
+
+def _once(text: str) -> str:
+    """A caption printed twice in one block (a slideshow's cloned slide, a mobile and a desktop copy): once."""
+    words = text.split()
+    half = len(words) // 2
+    if half >= 2 and len(words) % 2 == 0 and words[:half] == words[half:]:
+        return " ".join(words[:half])
+    return text
 
 
 def _clean_credit(text: str) -> Optional[str]:
@@ -359,6 +371,8 @@ def _in_gallery_aside(tag: Tag, seen: dict[int, bool]) -> bool:
     for parent in tag.parents:
         if parent.name == "[document]" or not is_furniture(parent):
             continue
+        if id(parent) not in seen and holds_headline(parent):
+            seen[id(parent)] = False  # a layout wrapper around the story, named for the sidebar beside it
         if id(parent) not in seen:
             words = word_count_upto(parent, 20 * MAX_FURNITURE_WORDS)
             in_captions = sum(word_count_upto(c, words) for c in parent.find_all("figcaption"))
@@ -518,7 +532,10 @@ def _captions_beside_pictures(root: BeautifulSoup | Tag, site: Optional[str]) ->
 
 
 # Where galleries and lightboxes keep the caption they show when a photo is opened.
-_CAPTION_ATTRIBUTES = ("data-caption", "data-photo-caption", "data-image-caption")
+# "data-caption", "data-image-caption", "data-fresco-caption": a gallery's or lightbox's caption for the photo.
+_CAPTION_ATTRIBUTE = re.compile(r"^(?:data-(?:[a-z]+-)*)?caption$")
+# An explicit caption attribute may be short ("Group photo 1"); a title shown by a lightbox or slider, not.
+MIN_ATTRIBUTE_CAPTION_WORDS = 2
 _CREDIT_ATTRIBUTES = ("data-credit", "data-photo-credit", "data-image-credit", "data-copyright")
 
 
@@ -527,17 +544,19 @@ def _captions_in_attributes(root: BeautifulSoup | Tag, site: Optional[str]) -> l
     ferry at dawn. (AP Photo/Ines Rowe)'><img ...></li>", "<a href=big.jpg data-caption=...>")."""
     found: list[tuple[Tag, CaptionData]] = []
     for tag in tags_in(root):
-        value = next((tag.get(a) for a in _CAPTION_ATTRIBUTES if isinstance(tag.get(a), str)), None)
-        if not value and tag.name == "a" and _lightbox_link(tag):
-            value = next((tag.get(a) for a in ("data-title", "title") if isinstance(tag.get(a), str)), None)
+        value, least = _caption_attribute(tag), MIN_ATTRIBUTE_CAPTION_WORDS
+        if not value and (tag.name == "a" and _lightbox_link(tag)):
+            value, least = next((tag.get(a) for a in ("data-title", "title") if isinstance(tag.get(a), str)), None), 3
         if not value or removed(tag) or in_furniture(tag) or _teaser(tag, site):
             continue
         img = tag if tag.name == "img" else first_descendant(tag, ("img",))
         if img is None and not (tag.name == "a" and _IMAGE_FILE.search(str(tag.get("href") or ""))):
             continue
         text = _clean_caption_text(collapse(BeautifulSoup(value, "html.parser").get_text(" ")))
-        if len(text.split()) < MIN_LAYOUT_CAPTION_WORDS or len(text.split()) > MAX_CAPTION_WORDS:
+        if len(text.split()) < least or len(text.split()) > MAX_CAPTION_WORDS:
             continue
+        if least > MIN_ATTRIBUTE_CAPTION_WORDS and _names_the_page(tag, text):
+            continue  # a lightbox link's title that is the story's (or the product's) headline, not a caption
         caption = caption_from_text(text)
         credit = next((tag.get(a) for a in _CREDIT_ATTRIBUTES if isinstance(tag.get(a), str)), None)
         if credit and _clean_credit(credit) and not caption.credit:
@@ -548,6 +567,15 @@ def _captions_in_attributes(root: BeautifulSoup | Tag, site: Optional[str]) -> l
     return found
 
 
+def _names_the_page(tag: Tag, text: str) -> bool:
+    heading = first_heading(tag)
+    return heading is not None and _agreement(_text(heading), text) >= ALT_AGREEMENT
+
+
+def _caption_attribute(tag: Tag) -> Optional[str]:
+    return next((v for a, v in tag.attrs.items() if isinstance(v, str) and _CAPTION_ATTRIBUTE.match(a)), None)
+
+
 def _lightbox_link(link: Tag) -> bool:
     """A link that opens its picture in a lightbox, which shows the link's title as the caption
     ("<a href=big.jpg data-lightbox=gallery title='The ferry at dawn.'>", "rel=lightbox", "data-fancybox")."""
@@ -555,7 +583,16 @@ def _lightbox_link(link: Tag) -> bool:
         return False
     rel = link.get("rel")
     rel_words = " ".join(rel) if isinstance(rel, list) else str(rel or "")
-    return any(a.startswith(("data-lightbox", "data-fancybox")) for a in link.attrs) or "lightbox" in rel_words
+    if (
+        any(a.startswith(("data-lightbox", "data-fancybox", "data-fresco")) for a in link.attrs)
+        or "lightbox" in rel_words
+    ):
+        return True
+    return any(w.endswith(_LIGHTBOX_NAMES) for w in name_words(link))
+
+
+# Class names of the scripts that open a picture in a lightbox ("fancybox", "js-image-popup", "glightbox").
+_LIGHTBOX_NAMES = ("lightbox", "fancybox", "fresco", "colorbox", "swipebox", "photoswipe", "popup", "magnific")
 
 
 def _up_to(tag: Tag, top: Tag) -> Iterable[Tag]:
@@ -724,6 +761,11 @@ GALLERY_WORDS = frozenset({"gallery", "galerie", "galeria", "slideshow", "carous
 MIN_GALLERY_CAPTION_WORDS = 4
 
 
+def gallery_named(tag: Tag) -> bool:
+    """A block named for a gallery or slideshow, also inside a longer name ("fotogalerie", "owl-carousel")."""
+    return tag.name not in _NEVER and any(w.endswith(tuple(GALLERY_WORDS)) for w in name_words(tag))
+
+
 def _gallery_item(tag: Tag) -> bool:
     """One item of a gallery or slideshow ("<div class=slideshow><ul><li><img> <p>Text</p></li>"): the list or
     stage holding it is named for the gallery, it holds one picture that leads nowhere else, and words of its
@@ -731,7 +773,7 @@ def _gallery_item(tag: Tag) -> bool:
     if tag.name not in ("li", "div", "dl"):
         return False
     holders = (tag.parent, getattr(tag.parent, "parent", None))
-    if not any(isinstance(h, Tag) and h.name not in _NEVER and GALLERY_WORDS & name_words(h) for h in holders):
+    if not any(isinstance(h, Tag) and gallery_named(h) for h in holders):
         return False
     inside = tags_in(tag)
     pictures = [t for t in inside if t.name == "img"]
@@ -752,7 +794,9 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
     scope = figure if figure is not None and _short(figure) else group
     address = _image_address(scope)
     credits: list[str] = []
-    nodes = [t for t in tags_in(scope) if is_credit_node(t)]
+    # A credit block holding a credit of its own ("<div class=attribution>Text <span class=credit>Photo: X</span>")
+    # holds the caption too: only the inner credit is the credit.
+    nodes = [t for t in tags_in(scope) if is_credit_node(t) and first_descendant(t, (), is_credit_node) is None]
     if scope is not group:
         # a second caption block in the figure holding only the credit ("<figcaption class=below-caption>")
         nodes += [t for t in tags_in(scope) if t.name == "figcaption" and t is not group and _only_credit(t)]
@@ -989,6 +1033,8 @@ _DURATION_END = re.compile(r"\s\(?\d{1,2}:\d{2}(?::\d{2})?\)?$|^\(?\d{1,2}:\d{2}
 # A label alone ("Fig. 1", "Abb. 3") or a file's name ("2022/01/Rescue_AdobeStock_1692.jpeg").
 _LABEL_ONLY = re.compile(r"^(?:fig(?:ure)?|abb(?:ildung)?|bild|image|photo|foto|grafik|chart)\.?\s*\d+[.:]?$", re.I)
 _FILE_NAME = re.compile(r"^\S+\.(?:jpe?g|png|gif|webp|avif|svg|tiff?)$", re.I)
+# A picture's file name that a CMS printed (often hidden) before its caption: "harbour-2019-1160x768.jpg A crane ..."
+_LEADING_FILE_NAME = re.compile(r"^\S+\.(?:jpe?g|png|gif|webp|avif|tiff?)\s+(?=\S)", re.I)
 _SOCIAL = {
     "facebook",
     "twitter",

@@ -184,7 +184,31 @@ MAX_FURNITURE_WORDS = 1000
 def in_furniture(tag: Tag) -> bool:
     """Inside page furniture: a sidebar, a footer, a related-stories box (not a wrapper of the whole story)."""
     return any(
-        is_furniture(parent) and word_count_upto(parent, MAX_FURNITURE_WORDS) < MAX_FURNITURE_WORDS
+        is_furniture(parent)
+        and word_count_upto(parent, MAX_FURNITURE_WORDS) < MAX_FURNITURE_WORDS
+        and not holds_headline(parent)
         for parent in tag.parents
         if parent.name != "[document]"
     )
+
+
+def holds_headline(block: Tag) -> bool:
+    """A block named like furniture that holds the page's headline (its first `<h1>`, of a few words) wraps the
+    story ("st-sidebar__container" around the article and the sidebar beside it): no sidebar holds the page's
+    headline. A widget's own `<h1>` further down ("Subscribe now") does not count, nor does a banner or a
+    `<nav>` holding the headline, which are furniture by what they are, not by a name."""
+    if block.name in FURNITURE_TAGS or str(block.get("role") or "").lower() in FURNITURE_ROLES:
+        return False
+    heading = first_heading(block)
+    return heading is not None and any(parent is block for parent in heading.parents)
+
+
+def first_heading(tag: Tag) -> Tag | None:
+    """The page's first `<h1>` of three words or more, found once per page and kept on the page's root."""
+    root = tag
+    while root.parent is not None:
+        root = root.parent
+    if "_first_heading" not in root.__dict__:
+        heading = first_descendant(root, ("h1",))
+        root.__dict__["_first_heading"] = heading if heading is not None and word_count_upto(heading, 3) >= 3 else None
+    return root.__dict__["_first_heading"]
