@@ -54,6 +54,9 @@ AGENCIES = (
             "Getty Images News",
             "Getty Images Sport",
             "Getty Images Entertainment",
+            "Thinkstock",
+            "ThinkstockPhotos",
+            "Thinkstock Photos",
         ),
     ),
     Agency("EPA-EFE", "EPA-EFE", ("EPA-EFE", "EPA EFE")),
@@ -105,6 +108,7 @@ AGENCIES = (
     Agency("Freepik", "Freepik", ("Freepik", "freepik.com")),
     Agency("PantherMedia", "PantherMedia", ("PantherMedia", "panthermedia.net")),
     Agency("Wikimedia Commons", "Wikimedia Commons", ("Wikimedia Commons", "Wikimedia", "commons.wikimedia.org")),
+    Agency("photothek", "photothek", ("photothek", "photothek.net", "photothek.de")),
     Agency("Pool", "Pool", ("Pool",)),
 )
 
@@ -157,7 +161,8 @@ _LEAD_IN = re.compile(
     r"pictures?|images?|foto|fotos?|fot\.|bild|illustration|copyright|quelle|cr[ée]ditos?|cr[ée]dits?|©|\(c\))"
     r"(?:\s*(?:\.{2,}|…)\s*|\s*:\s*|\s+by\s+|\s+|(?<=©))"
     # labels that are also words of a caption ("Symbolbild Rettungsdienst"): a credit only before a colon
-    r"|^(?:symbolbild|symbolfoto|archivbild|archivfoto|titelbild|titelfoto|bildquelle|fotoquelle)\s*:\s*",
+    r"|^(?:symbolbild|symbolfoto|archivbild|archivfoto|titelbild|titelfoto|bildquelle|fotoquelle|bildrechte|"
+    r"bildnachweis|fotonachweis)\s*:\s*",
     re.I,
 )
 # A screenshot's source: "Screenshot: Harbour TV", "Screenshot aus Twitter" (not "Screenshot of the menu").
@@ -176,8 +181,6 @@ _TRAILING_NOTE = re.compile(
 )
 # "NASA via AP", "Handout via Reuters", "Saul Loeb/AFP via Getty Images": a picture distributed by an agency.
 _VIA_AGENCY = re.compile(r"^(?P<origin>.{2,80}?)\s+via\s+(?P<agency>[^/,;]{2,40})$", re.I)
-# A stock library's contributor signs with a user name, not a person's name: "smolaw11/iStock", "@hafenfoto/Unsplash".
-_USER_NAME = re.compile(r"^@\w[\w.-]{1,30}$|^[A-Za-z][A-Za-z_.-]*\d[\w.-]*$")
 _NOT_A_NAME = {
     "file",
     "pool",
@@ -253,11 +256,17 @@ def _split_parts(origin: str) -> list[str]:
     held = _WEB_ADDRESS.sub(hold, origin)
     # ", Inc." and ", Ltd." belong to the name before them.
     parts = re.split(
-        r"\s*/\s*|\s*\|\s*|\s+-\s+|,\s+(?!(?:inc|ltd|llc|corp|co|plc|gmbh|ag|s\.?a)\b)|;\s*|\s*[()]\s*",
+        r"\s*/\s*|\s*\|\s*|\s+[-–—]\s+|,\s+(?!(?:inc|ltd|llc|corp|co|plc|gmbh|ag|s\.?a)\b)|;\s*|\s*[()]\s*",
         held,
         flags=re.I,
     )
-    return [re.sub(r"\x00(\d+)\x00", lambda m: addresses[int(m.group(1))], p) for p in parts]
+    restored = [re.sub(r"\x00(\d+)\x00", lambda m: addresses[int(m.group(1))], p) for p in parts]
+    # "iStock.com/hafenfoto": a known agency's address and its contributor's page
+    split: list[str] = []
+    for part in restored:
+        at = re.fullmatch(r"((?:www\.)?[\w-]+\.[a-zA-Z]{2,6})/([\w.-]{2,40})/?", part)
+        split += [at.group(1), at.group(2)] if at and find_agency(at.group(1)) is not None else [part]
+    return split
 
 
 def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional[str], list[Agency], list[str]]:
@@ -271,14 +280,27 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
     pieces = [re.sub(r"^(?:19|20)\d\d\s+", "", p if find_agency(p) else _LEAD_IN.sub("", p).strip()) for p in written]
     # "Symbolbild / Harbour AG", "Reprodução/Harbour TV": a note or the photo's origin, not a name
     kept = [(p, w) for p, w in zip(pieces, written, strict=True) if not _PART_NOTE.match(p)]
+    if pieces and not kept:
+        return None, [], []  # "Reprodução", "Arquivo pessoal": where the photo came from, no one named
     if kept and len(kept) < len(pieces):
         pieces, written = [p for p, _ in kept], [w for _, w in kept]
+    archives = {_ARCHIVE_OF.sub("", p) for p in pieces if _ARCHIVE_OF.match(p)}  # "Archivo El País": its own archive
+    pieces = [_ARCHIVE_OF.sub("", p) for p in pieces]
     known_agency = any(find_agency(p) for p in pieces)
-    beside = beside or known_agency or any(_ORG_WORDS.search(p) or _WEB_ADDRESS.fullmatch(p) for p in pieces)
+    beside = (
+        beside
+        or known_agency
+        or any(_ORG_WORDS.search(p) or _WEB_ADDRESS.fullmatch(p) or _ABBREVIATION.fullmatch(p) for p in pieces)
+    )
     photographer: Optional[str] = None
     agencies: list[Agency] = []
     organisations: list[str] = []
-    if len(pieces) == 2 and _ABBREVIATION.fullmatch(pieces[0]) and _SURNAME.fullmatch(pieces[1]):
+    if (
+        len(pieces) == 2
+        and _ABBREVIATION.fullmatch(pieces[0])
+        and _SURNAME.fullmatch(pieces[1])
+        and find_agency(pieces[1]) is None
+    ):
         # "HTA / Whitlow": an organisation's initials, then its photographer's surname
         if find_agency(pieces[0]) is None:
             return pieces[1], [], [pieces[0]]
@@ -286,6 +308,9 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
         found = find_agency(part)
         if found is not None:
             agencies.append(found)
+            continue
+        if part in archives:
+            organisations.append(part)
             continue
         name = _tidy_name(part)
         # a stock or social site's user ("hafenfoto/stock.adobe.com", "@harbourcam / Twitter")
@@ -307,7 +332,7 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
                 # "Rike/harbourpics.de")
                 or (known_agency or any(_WEB_ADDRESS.fullmatch(p) for p in pieces if p != part))
                 and len(name.split()) == 1
-                and not name.isupper()
+                and not part.isupper()
                 and name.casefold() not in _NOT_A_NAME
             )
         ):
@@ -317,8 +342,16 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
     return photographer, agencies, organisations
 
 
+# "Foto 1 de 1", "Photo 3 of 12": a slideshow's counter, not a credit.
+COUNTER_LABEL = re.compile(
+    r"^(?:fotos?|photos?|bild|image[ns]?|imagen|slide)\s+\d+\s*(?:de|of|von|/|sur|di|z)\s*\d+$", re.I
+)
+# "CC-BY-NC 2.0 Dana Whitlow": a licence written before the name.
+_LEADING_LICENCE = re.compile(r"^CC[\s-]?(?:BY|0)(?:[\s-](?:NC|ND|SA))*(?:\s+\d\.\d)?\s+(?=[A-ZÀ-Þ])", re.I)
+_ARCHIVE_OF = re.compile(r"^(?:[Aa]rchivo|[Aa]rquivo|[Aa]rchiv|[Aa]rchive|[Aa]rchivio)\s+(?=[A-ZÀ-Þ])")
 _PART_NOTE = re.compile(
-    r"^(?:symbolbild|symbolfoto|archivbild|archivfoto|archiv|file|reprodu[çc][ãa]o|reproducci[óo]n|divulga[çc][ãa]o)$",
+    r"^(?:symbolbild|symbolfoto|archivbild|archivfoto|archiv|file|reprodu[çc][ãa]o|reproducci[óo]n|divulga[çc][ãa]o|"
+    r"arquivo\s+pessoal|archivo\s+personal|archivio\s+personale|privat|private|privatarchiv)$",
     re.I,
 )
 _ORIGIN_ONLY = re.compile(
@@ -343,7 +376,7 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     of Kursk Region, via Reuters", "Pool photo by ...") names no photographer unless a person is named as
     taking it. A part is a person when it reads as a name and starts with a known first name."""
     text = collapse(credit).strip(" .()")
-    if _ORIGIN_ONLY.match(text):
+    if _ORIGIN_ONLY.match(text) or COUNTER_LABEL.match(text):
         return None, None  # "Submitted photo", "File photo": where the photo came from, nobody named
     screenshot = SCREENSHOT_SOURCE.match(text)
     if screenshot:
@@ -362,6 +395,7 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     pool = bool(re.match(r"^pool\b", text, re.I))
     courtesy = bool(re.match(r"^(?:photo\s+)?(?:courtesy|care\s+of)\b", text, re.I))  # "Care of X": X's own
     text = re.sub(r"^(?:pool\s+)?(?:photo\s+)?(?:courtesy(?:\s+of)?|care\s+of|by)\s+", "", text, flags=re.I)
+    text = _LEADING_LICENCE.sub("", text)
     while (shorter := _LICENCE.sub("", text)) != text:
         text = shorter  # "Dana Whitlow, Lizenz CC BY-SA 4.0": the licence, then its label
     text = _strip_notes(text)
@@ -408,7 +442,7 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     return photographer, agency
 
 
-_ABBREVIATION = re.compile(r"[A-ZÄÖÜ]{2,6}")
+_ABBREVIATION = re.compile(r"[A-ZÄÖÜ][A-ZÄÖÜ0-9]{1,5}")
 _SURNAME = re.compile(r"[A-ZÄÖÜ][a-zà-ÿß]+(?:-[A-ZÄÖÜ][a-zà-ÿß]+)?")
 _ORG_WORDS = re.compile(
     r"\b(?:inc|corp|corporation|co|ltd|llc|gmbh|ag|plc|company|media|news|press|images|photos|pictures|agency|"
@@ -451,7 +485,7 @@ def _is_organisation(name: str) -> bool:
 def is_credit(text: str) -> bool:
     """True for text that reads as a photo credit: "AP Photo/Emrah Gurel", "Photo by X/Getty Images", "Reuters/X"."""
     text = collapse(text).strip(" .")
-    if not text or len(text) > 150:
+    if not text or len(text) > 150 or COUNTER_LABEL.match(text):
         return False
     rest = _LEAD_IN.sub("", text)
     if _LEAD_IN.match(text) and len(rest) >= 2 and not (len(rest.split()) > 8 and re.search(r"[.!?]\s+\S", rest)):
@@ -489,7 +523,8 @@ _TRAILING_PARENS = re.compile(r"\s*\(([^()]{1,160})\)\s*\.?\s*$")
 _TRAILING_LABELLED = re.compile(
     r"(?:(?<=[.!?\"”])|^)\s*(?:[–—-]\s+)?((?:(?:photo|image|picture)\s+credit|credit|photo(?:graph(?:er)?)?|foto|picture|image|bild)s?"
     r"\s*(?::|by)\s*"
-    r"(?:[^.:]|\.(?=\w))(?:[^.:]|\.(?=\w)){1,99}?)\s*\.?\s*$",  # a dot only inside a name ("Harbourpics.com")
+    # a dot only inside a name ("Harbourpics.com") or after a short abbreviation ("Theater St. Gallen")
+    r"(?:[^.:]|\.(?=\w))(?:[^.:]|\.(?=\w)|(?<=\b[A-Z][a-z])\.(?=\s[A-Z])){1,99}?)\s*\.?\s*$",
     re.I,
 )
 # "Rep. Mark Meadows. | Alex Wong/Getty Images": a credit after a bar.

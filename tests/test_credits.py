@@ -157,3 +157,23 @@ def test_agencies_are_known_by_their_names_in_other_scripts():
         "Reuters",
         "Xinhua",
     ]
+
+
+@pytest.mark.parametrize(
+    "credit, photographer, agency",
+    [
+        ("Foto: Ines Rowe/HT1", "Ines Rowe", "HT1"),  # a broadcaster's short name with a digit
+        ("© Dana Whitlow/photothek.net", "Dana Whitlow", "photothek"),
+        ("© iStock.com/hafenfoto", "hafenfoto", "Getty Images"),  # an agency's address and its contributor
+        ("Foto: hafenfoto – stock.adobe.com", "hafenfoto", "Adobe Stock"),
+        ("ThinkstockPhotos", None, "Getty Images"),
+        ("Foto: CC-BY-NC 2.0 Dana Whitlow", "Dana Whitlow", None),
+        ("Foto: Archivo Harbour Times", None, "Harbour Times"),  # the paper's own archive
+        ("Ines Rowe/Arquivo Pessoal", "Ines Rowe", None),  # a family's own picture
+        ("Foto: Reprodução", None, None),
+        ("Foto 1 de 12", None, None),  # a slideshow's counter
+        ("HTA / Photothek", None, "photothek"),
+    ],
+)
+def test_credits_of_many_sites_are_normalised(credit, photographer, agency):
+    assert parse_credit(credit) == (photographer, agency)

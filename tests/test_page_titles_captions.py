@@ -844,3 +844,19 @@ def test_a_caption_block_named_for_its_attribution_keeps_its_text_and_splits_its
         ("A crane lifts the last span", None, None),
         ("The ferry leaves the quay at dawn", None, None),
     ]
+
+
+def test_a_section_heading_named_caption_is_not_a_caption_but_a_caption_set_in_a_small_heading_is():
+    blocks = (
+        "<div class='c-module-caption'><h2>Related topics</h2></div>"
+        "<figure><img src='/teaser.jpg'><figcaption>mit Video</figcaption></figure>"
+        "<div class='pic'><img src='/crane.jpg'></div><div class='bildunterschrift'><h6>A crane lifts the last span "
+        "of the old bridge (Foto: Sarawut /Adobe Stock)</h6></div>"
+        "<div class='pic'><img src='/ferry.jpg'></div><div class='image-caption'>The ferry leaves the quay at dawn. "
+        "Bildrechte: Harbour TV/Ines Rowe</div>"
+    )
+    captions = captions_in_story(blocks)
+    assert [(c.text, c.photographer, c.agency) for c in captions] == [
+        ("A crane lifts the last span of the old bridge", "Sarawut", "Adobe Stock"),
+        ("The ferry leaves the quay at dawn.", "Ines Rowe", "Harbour TV"),
+    ]

@@ -17,7 +17,15 @@ from urllib.parse import urljoin, urlsplit
 
 from bs4 import BeautifulSoup, NavigableString, Tag
 
-from ..credits import MAX_CAPTION_WORDS, caption_from_parts, find_agency, is_credit, parse_credit, split_caption
+from ..credits import (
+    COUNTER_LABEL,
+    MAX_CAPTION_WORDS,
+    caption_from_parts,
+    find_agency,
+    is_credit,
+    parse_credit,
+    split_caption,
+)
 from ..normalise import collapse
 from ..records import CaptionData
 from .htmlnames import (
@@ -197,12 +205,16 @@ def _once(text: str) -> str:
     return text
 
 
+# An unfilled counter of a slideshow's template after a credit: "--pageNumber-- von --total--".
+_TEMPLATE_COUNTER = re.compile(r"\s*--\w+--(?:\s+\w{1,4}\s+--\w+--)?")
+
+
 def _clean_credit(text: str) -> Optional[str]:
-    text = _LEADING_COUNTER_ANY.sub("", collapse(text)).strip(" |·•-–—")
+    text = _TEMPLATE_COUNTER.sub("", _LEADING_COUNTER_ANY.sub("", collapse(text))).strip(" |·•-–—")
     if text.startswith("(") and text.endswith(")") and text.count("(") == 1:
         text = text[1:-1].strip()
-    if len(text) < 2 or len(text) > MAX_CREDIT_CHARS:
-        return None
+    if len(text) < 2 or len(text) > MAX_CREDIT_CHARS or COUNTER_LABEL.match(text):
+        return None  # "Foto 1 de 1": the slideshow's counter in the credit's place
     return text
 
 
@@ -227,6 +239,8 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
                 continue  # a wrapper that happens to mention "caption" in its class, not a caption
             if tag.name in _CONTROLS or not _text(tag):
                 continue  # a "show caption" toggle or an empty slot: the figure's real caption comes later
+            if tag.name != "figcaption" and tag.find_parent("figure") is None and _heading_only(tag):
+                continue  # "<div class=c-module-caption><h2>Related topics</h2>": a section's heading
             group, figure = tag, tag.find_parent("figure")
             if figure is not None and is_credit_node(tag) and _short(figure):
                 group = figure  # a credit marked as the caption ("<span class=copyright itemprop=caption>")
@@ -264,6 +278,19 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
 
 MAX_LABEL_WORDS = 4  # a text this short under this many pictures is a label, not a caption
 MIN_LABEL_REPEATS = 3
+
+
+# Section headings; a template may set a caption in a small heading ("<div class=bildunterschrift><h6>").
+_HEADINGS = ("h1", "h2", "h3")
+
+
+def _heading_only(tag: Tag) -> bool:
+    """All the text of a block outside any figure is in section headings: a box's title, named "caption" by a
+    template ("c-module-caption")."""
+    if tag.name in _HEADINGS:
+        return True
+    headings = [t for t in tags_in(tag) if t.name in _HEADINGS]
+    return bool(headings) and sum(len(_text(h)) for h in headings) >= len(_text(tag)) - 1
 
 
 def _without_labels(captions: list[CaptionData]) -> list[CaptionData]:
@@ -1077,6 +1104,10 @@ _INSTRUCTION = re.compile(
     re.I,
 )
 # A time alone ("16 days ago", "Published Nov 8, 2023"), a shop's listing ("Sneaker blue 59,99 € Zum Shop").
+# A teaser's badge for what its story holds ("mit Video", "with audio", "con fotos").
+_MEDIA_BADGE = re.compile(
+    r"^(?:mit|with|con|avec|com|met)\s+(?:videos?|audio|podcast|fotos?|photos?|bildergalerie|galerie|gallery)$", re.I
+)
 _TIME_ALONE = re.compile(
     r"^(?:(?:published|updated|posted|veröffentlicht|aktualisiert)\s*:?\s*)?(?:\d+\s+(?:seconds?|minutes?|hours?|days?|"
     r"weeks?|months?|years?)\s+ago|[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+\d{4})$",
@@ -1117,7 +1148,7 @@ def is_caption_text(text: str) -> bool:
         return False
     if _LINKS_LABEL.match(bare) or _INSTRUCTION.search(bare) or _TEASER_BYLINE.match(bare):
         return False
-    if _TIME_ALONE.match(bare) or _SHOP_LISTING.search(bare):
+    if _TIME_ALONE.match(bare) or _SHOP_LISTING.search(bare) or _MEDIA_BADGE.match(bare):
         return False
     if _CREDIT_WORD.match(bare) or (_TAG_LIST.match(bare) and not re.search(r"[.!?]\s", bare)):
         return False
