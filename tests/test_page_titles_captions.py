@@ -244,6 +244,10 @@ def test_the_lead_photo_caption_in_the_metadata_counts_when_the_page_shows_none(
     assert read(page(label, body)).captions == []
     shown = "<figure><img src='/l.jpg'><figcaption>Engineers inspect the underside of the harbour bridge.</figcaption></figure>"
     assert len(read(page(ld, f"<article><h1>{HEADLINE}</h1>" + shown + paragraphs_html() + "</article>")).captions) == 1
+    # The site's sharing text set as the picture's alt is the page's description, not the photo's.
+    sharing = "The Harbour Times brings you the news of the bay and its towns every morning."
+    meta = f"<meta property='og:description' content='{sharing}'><meta property='og:image:alt' content='{sharing}'>"
+    assert read(page(meta, body)).captions == []
 
 
 def test_a_section_label_matching_part_of_the_title_is_not_the_headline():

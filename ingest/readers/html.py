@@ -121,7 +121,9 @@ def read_html(html: str) -> ArticleData:
         if not _is_article(paragraphs, links):
             raise InputError(_no_article_reason(paragraphs, links))
     if page.image_caption:
-        captions = captions + _metadata_caption(page.image_caption, headline, paragraphs, captions)
+        captions = captions + _metadata_caption(
+            page.image_caption, (headline, page.title_tag), page.description, paragraphs, captions
+        )
     article = ArticleData(headline=headline or _first_sentence(paragraphs), paragraphs=paragraphs, captions=captions)
     tree = _tree(html)
     reading = _trafilatura_metadata(tree, page.url)
@@ -334,16 +336,23 @@ MIN_METADATA_CAPTION_WORDS = 4
 
 
 def _metadata_caption(
-    found: tuple[str, Optional[str], Optional[str]], headline: str, paragraphs: list[str], shown: list[CaptionData]
+    found: tuple[str, Optional[str], Optional[str]],
+    titles: tuple[Optional[str], ...],
+    description: Optional[str],
+    paragraphs: list[str],
+    shown: list[CaptionData],
 ) -> list[CaptionData]:
     """The lead photo's caption from the page's metadata, when the page does not show it: a description of
-    four words or more that is not the headline, the article's opening or a caption already found."""
+    four words or more that is not the headline, the page's own description or title (a site's sharing text
+    set as every picture's `og:image:alt`), the article's opening or a caption already found."""
     text, credit, address = found
     text = clean_text(text).strip()
     if len(text.split()) < MIN_METADATA_CAPTION_WORDS:
         return []
     key = _key(text)
-    if key == _key(headline) or any(_key(p).startswith(key) for p in paragraphs[:2]):
+    if any(key == _key(t) for t in titles if t) or _same_text(key, _key(description or "")):
+        return []
+    if any(_key(p).startswith(key) for p in paragraphs[:2]):
         return []
     words = set(key.split())
     if any(len(words & set(_key(c.text).split())) >= len(words) / 2 for c in shown):
@@ -355,6 +364,11 @@ def _metadata_caption(
         return []
     caption.image_url = address
     return [caption]
+
+
+def _same_text(a: str, b: str) -> bool:
+    """One text is the other, or begins it (a description cut short for sharing)."""
+    return bool(a and b) and (a == b or a.startswith(b) or b.startswith(a))
 
 
 def _first_sentence(paragraphs: list[str]) -> str:
