@@ -864,3 +864,22 @@ def test_a_section_heading_named_caption_is_not_a_caption_but_a_caption_set_in_a
         ("A crane lifts the last span of the old bridge", "Sarawut", "Adobe Stock"),
         ("The ferry leaves the quay at dawn.", "Ines Rowe", "Harbour TV"),
     ]
+
+
+def test_a_gallerys_lightbox_titles_beside_a_captioned_photo_are_each_photos_captions():
+    blocks = (
+        "<div class='news-detail-image-row'><img src='/lead.jpg'><p>The old bridge seen from the east bank.</p>"
+        "<a data-lightbox='gallery' href='/big/quay.jpg' title='Crowds wait on the quay for the ferry.'>"
+        "<img src='/quay-56.jpg'></a><a class='zoomimage' href='/big/crane.jpg' title='A crane lifts the last span "
+        "(Vergrößerung öffnet sich in einem neuen Fenster)'><img src='/crane-56.jpg'></a>"
+        "<a data-fancybox='g' href='/big/ferry.jpg' data-caption='Archivfoto: Harbour Times - The ferry leaves the "
+        "quay at dawn'><img src='/ferry-56.jpg'></a>"
+        "<a data-lightbox='gallery' href='/big/x.jpg' title='Ines Rowe portrait.jpg (21 KB)'><img src='/x.jpg'></a></div>"
+    )
+    captions = captions_in_story(blocks)
+    assert [(c.text, c.agency) for c in captions] == [
+        ("The old bridge seen from the east bank.", None),
+        ("Crowds wait on the quay for the ferry.", None),
+        ("A crane lifts the last span", None),
+        ("The ferry leaves the quay at dawn", "Harbour Times"),
+    ]

@@ -79,7 +79,12 @@ _COUNTER = re.compile(
     r"\d+\s+(?:images|photos|pictures|bilder|fotos|slides))$",
     re.I,
 )
-_TOGGLE = re.compile(r"(?:\s*(?:\.{3}|…))?\s*\b(?:(?:read|show|see)\s+)?(?:more|less)\s*$", re.I)
+_TOGGLE = re.compile(
+    r"(?:\s*(?:\.{3}|…))?\s*\b(?:(?:read|show|see)\s+)?(?:more|less)\s*$"
+    # a link's notice for screen readers: "(Vergrößerung öffnet sich in einem neuen Fenster)", "(opens in a new window)"
+    r"|\s*\((?:[^()]{0,30}\s)?(?:öffnet\s+sich\s+in\s+einem\s+neuen\s+fenster|opens\s+in\s+a\s+new\s+(?:window|tab))\)\s*$",
+    re.I,
+)
 _TOGGLE_ONLY = re.compile(
     r"^[.\s]*(?:\.{3}|…)?\s*(?:(?:read|show|see|view|open)\s+)?(?:more|less|close|expand|collapse|hide|"
     r"caption|hide\s+caption|show\s+caption|enlarge|zoom|fullscreen|gallery|slideshow|expand\s*/\s*contract|"
@@ -229,6 +234,8 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
     galleries: dict[int, bool] = {}
     tags = list(tags_in(root))  # held, so that each tag's place stays known after it is removed
     order = {id(t): i for i, t in enumerate(tags)}
+    # Read first: a caption block read below may hold a gallery's lightbox links, and is removed whole.
+    in_attributes = _captions_in_attributes(root, site)
     found: list[tuple[Tag, CaptionData]] = []
     ends: dict[int, int] = {}  # a caption block's end: the place of the first element after it
     for tag in [t for t in tags if _candidate(t)]:
@@ -257,7 +264,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
             found.extend((group, c) for c in captions)
     found.extend(_captions_agreeing_with_alt(root))
     found.extend(_captions_beside_pictures(root, site))
-    found.extend(_captions_in_attributes(root, site))
+    found.extend(in_attributes)
     # Credits outside any caption ("<span class=credit>" under a picture): never body text. A credit block
     # that holds the caption too ("Paul Volcker ... in 2009. (Saul Loeb/AFP/Getty Images)") is kept as one;
     # a credit alone just after a caption without one is that caption's.
@@ -572,16 +579,16 @@ def _captions_in_attributes(root: BeautifulSoup | Tag, site: Optional[str]) -> l
     found: list[tuple[Tag, CaptionData]] = []
     for tag in tags_in(root):
         value, least = _caption_attribute(tag), MIN_ATTRIBUTE_CAPTION_WORDS
-        if not value and (tag.name == "a" and _lightbox_link(tag)):
-            value, least = next((tag.get(a) for a in ("data-title", "title") if isinstance(tag.get(a), str)), None), 3
+        if not value and tag.name == "a" and _lightbox_link(tag):
+            value, least = _lightbox_text(tag), MIN_LAYOUT_CAPTION_WORDS
         if not value or removed(tag) or in_furniture(tag) or _teaser(tag, site):
             continue
         img = tag if tag.name == "img" else first_descendant(tag, ("img",))
         if img is None and not (tag.name == "a" and _IMAGE_FILE.search(str(tag.get("href") or ""))):
             continue
         text = _clean_caption_text(collapse(BeautifulSoup(value, "html.parser").get_text(" ")))
-        if len(text.split()) < least or len(text.split()) > MAX_CAPTION_WORDS:
-            continue
+        if len(text.split()) < least or len(text.split()) > MAX_CAPTION_WORDS or _NAMES_A_FILE.search(text):
+            continue  # too short or long, or a file's name ("Harbour.jpg (21 KB)")
         if least > MIN_ATTRIBUTE_CAPTION_WORDS and _names_the_page(tag, text):
             continue  # a lightbox link's title that is the story's (or the product's) headline, not a caption
         caption = caption_from_text(text)
@@ -597,6 +604,11 @@ def _captions_in_attributes(root: BeautifulSoup | Tag, site: Optional[str]) -> l
 def _names_the_page(tag: Tag, text: str) -> bool:
     heading = first_heading(tag)
     return heading is not None and _agreement(_text(heading), text) >= ALT_AGREEMENT
+
+
+def _lightbox_text(link: Tag) -> Optional[str]:
+    """What a lightbox shows under the picture: the link's title."""
+    return next((v for a in ("data-title", "title") if isinstance(v := link.get(a), str) and v.strip()), None)
 
 
 def _caption_attribute(tag: Tag) -> Optional[str]:
@@ -615,11 +627,22 @@ def _lightbox_link(link: Tag) -> bool:
         or "lightbox" in rel_words
     ):
         return True
-    return any(w.endswith(_LIGHTBOX_NAMES) for w in name_words(link))
+    return any(w.endswith(_LIGHTBOX_NAMES) or w.startswith("zoom") for w in name_words(link))
 
 
-# Class names of the scripts that open a picture in a lightbox ("fancybox", "js-image-popup", "glightbox").
-_LIGHTBOX_NAMES = ("lightbox", "fancybox", "fresco", "colorbox", "swipebox", "photoswipe", "popup", "magnific")
+# Class names of the scripts that open a picture in a lightbox ("fancybox", "js-image-popup", "glightbox",
+# "highslide"), or of a link that opens it larger ("zoomimage").
+_LIGHTBOX_NAMES = (
+    "lightbox",
+    "fancybox",
+    "fresco",
+    "colorbox",
+    "swipebox",
+    "photoswipe",
+    "popup",
+    "magnific",
+    "highslide",
+)
 
 
 def _up_to(tag: Tag, top: Tag) -> Iterable[Tag]:
@@ -946,7 +969,8 @@ _CREDIT_LINE = re.compile(
 
 # A credit's label and name before the caption, set off by a dash ("Foto: Ines Rowe - The ferry at dawn").
 _LEADING_LABELLED = re.compile(
-    r"^(?P<credit>(?:fotos?|photos?|bild(?:er)?|images?|credit)\s*:\s*[^:.!?–—]{2,60}?)\s+[–—-]\s+(?P<text>\S.{10,})$",
+    r"^(?P<credit>(?:fotos?|photos?|bild(?:er)?|images?|credit|archivfoto|archivbild|symbolfoto|symbolbild)\s*:\s*"
+    r"[^:.!?–—]{2,60}?)\s+[–—-]\s+(?P<text>\S.{10,})$",
     re.I,
 )
 
@@ -1061,6 +1085,7 @@ _DURATION_END = re.compile(r"\s\(?\d{1,2}:\d{2}(?::\d{2})?\)?$|^\(?\d{1,2}:\d{2}
 _LABEL_ONLY = re.compile(r"^(?:fig(?:ure)?|abb(?:ildung)?|bild|image|photo|foto|grafik|chart)\.?\s*\d+[.:]?$", re.I)
 _FILE_NAME = re.compile(r"^\S+\.(?:jpe?g|png|gif|webp|avif|svg|tiff?)$", re.I)
 # A picture's file name that a CMS printed (often hidden) before its caption: "harbour-2019-1160x768.jpg A crane ..."
+_NAMES_A_FILE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|tiff?)\b", re.I)
 _LEADING_FILE_NAME = re.compile(r"^\S+\.(?:jpe?g|png|gif|webp|avif|tiff?)\s+(?=\S)", re.I)
 _SOCIAL = {
     "facebook",
