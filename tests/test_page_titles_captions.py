@@ -883,3 +883,16 @@ def test_a_gallerys_lightbox_titles_beside_a_captioned_photo_are_each_photos_cap
         ("A crane lifts the last span", None),
         ("The ferry leaves the quay at dawn", "Harbour Times"),
     ]
+
+
+def test_a_photo_set_beside_the_text_in_its_own_aside_is_the_storys_but_an_aside_with_links_is_not():
+    blocks = (
+        "<aside class='story-enhancement'><figure><picture><img src='/quay.jpg'></picture><figcaption><p>Crowds "
+        "wait on the quay for the last crossing. | Ines Rowe/AP Photo</p></figcaption></figure></aside>"
+        "<aside class='story-enhancement'><figure><img src='/ferry.jpg'><figcaption>Ferry crews race across the bay"
+        "</figcaption></figure><a href='/sport/ferry-race'>Read: the summer cup</a></aside>"
+    )
+    captions = captions_in_story(blocks)
+    assert [(c.text, c.photographer, c.agency) for c in captions] == [
+        ("Crowds wait on the quay for the last crossing.", "Ines Rowe", "AP")
+    ]

@@ -255,7 +255,8 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
             group, figure = tag, tag  # a picture with text beside it but no caption markup
         else:
             continue
-        furniture = in_furniture(group) or _in_gallery_aside(group, galleries) or _teaser(group, site)
+        furniture = in_furniture(group) or _in_gallery_aside(group, galleries)
+        furniture = (furniture and not _photo_aside(group)) or _teaser(group, site)
         ends[id(group)] = order[id(group)] + 1 + len(tags_in(group))
         if not furniture and _credit_block(group, found, (tags, order, ends)):
             continue  # a caption block holding only a credit: the caption's beside it
@@ -396,6 +397,19 @@ def _absolute(address: Optional[str], base_url: Optional[str]) -> Optional[str]:
 
 
 _IMAGE_FILE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif)(?:[?#].*)?$", re.I)
+
+
+def _photo_aside(tag: Tag) -> bool:
+    """The only furniture around a caption is an `<aside>` holding just this one photo and its caption: a photo
+    set beside the story's text ("<div class=story-text><p>...<aside class=story-enhancement><figure>"), not a
+    sidebar."""
+    around = [p for p in tag.parents if p.name != "[document]" and is_furniture(p)]
+    if len(around) != 1 or around[0].name != "aside":
+        return False
+    aside = around[0]
+    pictures = [t for t in tags_in(aside) if t.name in ("img", "video")]
+    own = word_count_upto(aside, 200) - word_count_upto(tag, 200)
+    return len(pictures) == 1 and own <= 3 and aside.find("a", href=True) is None
 
 
 def _in_gallery_aside(tag: Tag, seen: dict[int, bool]) -> bool:
