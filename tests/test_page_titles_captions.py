@@ -891,8 +891,11 @@ def test_a_photo_set_beside_the_text_in_its_own_aside_is_the_storys_but_an_aside
         "wait on the quay for the last crossing. | Ines Rowe/AP Photo</p></figcaption></figure></aside>"
         "<aside class='story-enhancement'><figure><img src='/ferry.jpg'><figcaption>Ferry crews race across the bay"
         "</figcaption></figure><a href='/sport/ferry-race'>Read: the summer cup</a></aside>"
+        "<div class='embed-related'><img src='/crane.jpg'><div class='embed-related-caption'>A crane lifts the last "
+        "span of the old bridge.</div></div>"
     )
     captions = captions_in_story(blocks)
     assert [(c.text, c.photographer, c.agency) for c in captions] == [
-        ("Crowds wait on the quay for the last crossing.", "Ines Rowe", "AP")
+        ("Crowds wait on the quay for the last crossing.", "Ines Rowe", "AP"),
+        ("A crane lifts the last span of the old bridge.", None, None),
     ]

@@ -400,16 +400,18 @@ _IMAGE_FILE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif)(?:[?#].*)?$", re.I)
 
 
 def _photo_aside(tag: Tag) -> bool:
-    """The only furniture around a caption is an `<aside>` holding just this one photo and its caption: a photo
-    set beside the story's text ("<div class=story-text><p>...<aside class=story-enhancement><figure>"), not a
-    sidebar."""
+    """Each block of furniture around a caption holds just this one photo and its caption, and no link: a photo
+    set beside the story's text ("<aside class=story-enhancement><figure>", "<aside class=embed-related>"), not a
+    sidebar or a box of other stories, which link to them."""
     around = [p for p in tag.parents if p.name != "[document]" and is_furniture(p)]
-    if len(around) != 1 or around[0].name != "aside":
+    if not around or any(p.name in ("nav", "footer") for p in around):
         return False
-    aside = around[0]
-    pictures = [t for t in tags_in(aside) if t.name in ("img", "video")]
-    own = word_count_upto(aside, 200) - word_count_upto(tag, 200)
-    return len(pictures) == 1 and own <= 3 and aside.find("a", href=True) is None
+    for block in around:
+        pictures = [t for t in tags_in(block) if t.name in ("img", "video")]
+        own = word_count_upto(block, 200) - word_count_upto(tag, 200)
+        if len(pictures) != 1 or own > 3 or block.find("a", href=True) is not None:
+            return False
+    return True
 
 
 def _in_gallery_aside(tag: Tag, seen: dict[int, bool]) -> bool:
