@@ -232,6 +232,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
             tag.decompose()
     site = _host(base_url)
     galleries: dict[int, bool] = {}
+    photo_asides: dict[int, bool] = {}
     tags = list(tags_in(root))  # held, so that each tag's place stays known after it is removed
     order = {id(t): i for i, t in enumerate(tags)}
     # Read first: a caption block read below may hold a gallery's lightbox links, and is removed whole.
@@ -256,7 +257,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
         else:
             continue
         furniture = in_furniture(group) or _in_gallery_aside(group, galleries)
-        furniture = (furniture and not _photo_aside(group)) or _teaser(group, site)
+        furniture = (furniture and not _photo_aside(group, photo_asides)) or _teaser(group, site)
         ends[id(group)] = order[id(group)] + 1 + len(tags_in(group))
         if not furniture and _credit_block(group, found, (tags, order, ends)):
             continue  # a caption block holding only a credit: the caption's beside it
@@ -399,19 +400,30 @@ def _absolute(address: Optional[str], base_url: Optional[str]) -> Optional[str]:
 _IMAGE_FILE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif)(?:[?#].*)?$", re.I)
 
 
-def _photo_aside(tag: Tag) -> bool:
-    """Each block of furniture around a caption holds just this one photo and its caption, and no link: a photo
-    set beside the story's text ("<aside class=story-enhancement><figure>", "<aside class=embed-related>"), not a
-    sidebar or a box of other stories, which link to them."""
+def _photo_aside(tag: Tag, seen: dict[int, bool]) -> bool:
+    """Each block of furniture around a caption holds just this one photo, its caption and no link or heading of
+    its own: a photo set beside the story's text ("<aside class=story-enhancement><figure>", an embed named
+    "related"), not a sidebar or a box of other stories. Each block is judged once, as the page came (before
+    the captions read in it were taken out)."""
     around = [p for p in tag.parents if p.name != "[document]" and is_furniture(p)]
     if not around or any(p.name in ("nav", "footer") for p in around):
         return False
     for block in around:
-        pictures = [t for t in tags_in(block) if t.name in ("img", "video")]
-        own = word_count_upto(block, 200) - word_count_upto(tag, 200)
-        if len(pictures) != 1 or own > 3 or block.find("a", href=True) is not None:
+        if id(block) not in seen:
+            pictures = [t for t in tags_in(block) if t.name in ("img", "video")]
+            headings = [
+                t
+                for t in tags_in(block)
+                if t.name in _ALL_HEADINGS and t is not tag and not any(p is tag for p in t.parents)
+            ]
+            own = word_count_upto(block, 200) - word_count_upto(tag, 200)
+            seen[id(block)] = len(pictures) == 1 and own <= 3 and not headings and block.find("a", href=True) is None
+        if not seen[id(block)]:
             return False
     return True
+
+
+_ALL_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
 def _in_gallery_aside(tag: Tag, seen: dict[int, bool]) -> bool:
