@@ -410,14 +410,14 @@ def _photo_aside(tag: Tag, seen: dict[int, bool]) -> bool:
         return False
     for block in around:
         if id(block) not in seen:
-            pictures = [t for t in tags_in(block) if t.name in ("img", "video")]
-            headings = [
-                t
-                for t in tags_in(block)
-                if t.name in _ALL_HEADINGS and t is not tag and not any(p is tag for p in t.parents)
-            ]
+            inside = tags_in(block)
+            pictures = sum(t.name in ("img", "video") for t in inside)
+            linked = any(t.name == "a" and t.get("href") for t in inside)
+            headed = any(
+                t.name in _ALL_HEADINGS and t is not tag and not any(p is tag for p in t.parents) for t in inside
+            )
             own = word_count_upto(block, 200) - word_count_upto(tag, 200)
-            seen[id(block)] = len(pictures) == 1 and own <= 3 and not headings and block.find("a", href=True) is None
+            seen[id(block)] = pictures == 1 and own <= 3 and not headed and not linked
         if not seen[id(block)]:
             return False
     return True
@@ -836,12 +836,13 @@ def _candidate(tag: Tag) -> bool:
 
 # Names of a gallery or slideshow, in the languages of the archive's pages.
 GALLERY_WORDS = frozenset({"gallery", "galerie", "galeria", "slideshow", "carousel", "bildstrecke"})
+_GALLERY_ENDINGS = tuple(GALLERY_WORDS)
 MIN_GALLERY_CAPTION_WORDS = 4
 
 
 def gallery_named(tag: Tag) -> bool:
     """A block named for a gallery or slideshow, also inside a longer name ("fotogalerie", "owl-carousel")."""
-    return tag.name not in _NEVER and any(w.endswith(tuple(GALLERY_WORDS)) for w in name_words(tag))
+    return tag.name not in _NEVER and any(w.endswith(_GALLERY_ENDINGS) for w in name_words(tag))
 
 
 def _gallery_item(tag: Tag) -> bool:
