@@ -130,7 +130,7 @@ def use_source_table(table: Mapping[str, Sequence[str]]) -> None:
 
 
 _PHOTO_WORDS = r"(?:Photos?|Photograph|Pictures?|Images|Foto|Video)"
-_AGENCY_PART = re.compile(r"^(?P<name>.+?)(?:\s+" + _PHOTO_WORDS + r")?$", re.I)
+_AGENCY_PART = re.compile(r"^(?P<name>.+?)(?:\s+(?:file\s+)?" + _PHOTO_WORDS + r")?$", re.I)  # "PTI File Photo"
 
 
 def find_agency(name: str) -> Optional[Agency]:
@@ -174,9 +174,15 @@ SCREENSHOT_SOURCE = re.compile(
 # A screenshot named after its source: "Harbour TV Screenshot", "Tag24 – Twitter-Screenshot", "YouTube screengrab".
 SCREENSHOT_AFTER = re.compile(r"^[^.!?:]{2,50}?[\s-](?:screenshots?|screengrabs?|screen\s+grabs?|screencaps?)$", re.I)
 _PHOTO_BY = re.compile(r"^(?:photos?|photograph|picture|image)s?\s+by\s+", re.I)
+_MONTH = (
+    r"(?:jan(?:uary|uar)?|feb(?:ruary|ruar)?|mar(?:ch)?|märz|apr(?:il)?|may|mai|june?|juni|july?|juli|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|okt(?:ober)?|nov(?:ember)?|dec(?:ember)?|dez(?:ember)?)\.?"
+)
 _TRAILING_NOTE = re.compile(
-    r"(?:\s*[,/;-]\s*|\s+)\(?(?:files?|pool|handout|symbolbild|symbolfoto|archivbild|archiv)\)?\.?$"
-    r"|\s*[,;]?\s*(?:\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})|\d{4}-\d{2}-\d{2})\.?$",  # or the day it was taken
+    r"(?:\s*[,/;-]\s*|\s+)\(?(?:files?|pool|handout|symbolbild|symbolfoto|archivbild|archiv|"
+    r"(?:bild)?ausschnitt|crop(?:ped)?|bearbeitet|edited)\)?\.?$"
+    r"|\s*[,;]?\s*(?:\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})|\d{4}-\d{2}-\d{2})\.?$"  # or the day it was taken,
+    r"|\s*[,;/]\s*(?:" + _MONTH + r"\s+\d{1,2},?\s+\d{4}|\d{1,2}\.?\s+" + _MONTH + r"\s+\d{4})\.?$",  # in words
     re.I,
 )
 # "NASA via AP", "Handout via Reuters", "Saul Loeb/AFP via Getty Images": a picture distributed by an agency.
@@ -224,7 +230,7 @@ def _could_be_photographer(name: str) -> bool:
 
 def _tidy_name(name: str) -> str:
     name = collapse(name).strip(" .,;:-")
-    if name.isupper() and len(name) > 3:
+    if name.isupper() and len(name) > 3 and not _USER_DIGITS.search(name):  # "PIRO4D", a user name, as written
         name = " ".join(w.capitalize() if not re.fullmatch(r"[A-Z]\.?", w) else w for w in name.split())
     return name
 
@@ -246,6 +252,32 @@ _WEB_ADDRESS = re.compile(
 _USER_NAME = re.compile(r"^[a-z][\w.\-]{2,30}$")
 
 
+_STOCK = frozenset(
+    {
+        "Getty Images",
+        "Shutterstock",
+        "Adobe Stock",
+        "Unsplash",
+        "Pixabay",
+        "Pexels",
+        "pixelio",
+        "Depositphotos",
+        "Dreamstime",
+        "123RF",
+        "Freepik",
+        "PantherMedia",
+    }
+)
+
+
+_USER_DIGITS = re.compile(r"[A-Za-z]\d|\d[A-Za-z]")
+
+
+def _beside_stock(part: str, pieces: list[str]) -> bool:
+    """Beside a stock site, where contributors go by user names ("PIRO4D / Pixabay")."""
+    return any((a := find_agency(p)) is not None and a.short in _STOCK for p in pieces if p != part)
+
+
 def _split_parts(origin: str) -> list[str]:
     addresses: list[str] = []
 
@@ -264,7 +296,7 @@ def _split_parts(origin: str) -> list[str]:
     # "iStock.com/hafenfoto": a known agency's address and its contributor's page
     split: list[str] = []
     for part in restored:
-        at = re.fullmatch(r"((?:www\.)?[\w-]+\.[a-zA-Z]{2,6})/([\w.-]{2,40})/?", part)
+        at = re.fullmatch(r"((?:[\w-]+\.)+[a-zA-Z]{2,6})/([\w.-]{2,40})/?", part)  # "stock.adobe.com/hafenfoto"
         split += [at.group(1), at.group(2)] if at and find_agency(at.group(1)) is not None else [part]
     return split
 
@@ -332,7 +364,9 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
                 # "Rike/harbourpics.de")
                 or (known_agency or any(_WEB_ADDRESS.fullmatch(p) for p in pieces if p != part))
                 and len(name.split()) == 1
-                and not part.isupper()
+                and (
+                    not part.isupper() or _USER_DIGITS.search(part) and _beside_stock(part, pieces)
+                )  # "PIRO4D / Pixabay": a user's name
                 and name.casefold() not in _NOT_A_NAME
             )
         ):

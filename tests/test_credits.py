@@ -177,3 +177,18 @@ def test_agencies_are_known_by_their_names_in_other_scripts():
 )
 def test_credits_of_many_sites_are_normalised(credit, photographer, agency):
     assert parse_credit(credit) == (photographer, agency)
+
+
+@pytest.mark.parametrize(
+    "credit, photographer, agency",
+    [
+        ("© stock.adobe.com/hafenfoto", "hafenfoto", "Adobe Stock"),  # a site's address, then its contributor
+        ("Bild: HAFEN4D / Pixabay", "HAFEN4D", "Pixabay"),  # a user name in capitals, kept as written
+        ("NASA/Getty Images", None, "NASA"),  # capitals without digits: an organisation
+        ("Photo Credit : PTI File Photo", None, "PTI"),
+        ("© Dana Whitlow / Getty Images / iStock (Ausschnitt)", "Dana Whitlow", "Getty Images"),  # a crop note
+        ("Ines Rowe/AP (cropped)", "Ines Rowe", "AP"),
+    ],
+)
+def test_stock_contributors_file_photos_and_crop_notes_are_read(credit, photographer, agency):
+    assert parse_credit(credit) == (photographer, agency)

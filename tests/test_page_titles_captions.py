@@ -899,3 +899,76 @@ def test_a_photo_set_beside_the_text_in_its_own_aside_is_the_storys_but_an_aside
         ("Crowds wait on the quay for the last crossing.", "Ines Rowe", "AP"),
         ("A crane lifts the last span of the old bridge.", None, None),
     ]
+
+
+def test_a_credit_written_once_for_the_articles_photos_is_each_uncredited_photos_credit():
+    shots = (
+        figures(["Crowds wait on the quay for the last crossing."])
+        + "<figure><img src='/crane.jpg'><figcaption>A crane lifts the last span. Photo: Dana Whitlow/AP"
+        "</figcaption></figure>" + figures(["Ferry crews race across the bay."], name="ferry")
+    )
+    credited = [(c.text, c.photographer, c.agency) for c in captions_in_story(shots + ENDING)]
+    assert credited == [
+        ("Crowds wait on the quay for the last crossing.", None, "Harbour Works"),
+        ("A crane lifts the last span.", "Dana Whitlow", "AP"),
+        ("Ferry crews race across the bay.", None, "Harbour Works"),
+    ]
+    info_box = "<ul class='info'><li><div>Datum</div><div>1.2.2022</div></li><li><div>Foto(s)</div>"
+    info_box += "<div>Ines Rowe / Harbour Times</div></li></ul>"
+    captions = captions_in_story(figures(["Crowds wait on the quay for the last crossing."]) + info_box)
+    assert [(c.photographer, c.agency) for c in captions] == [("Ines Rowe", "Harbour Times")]
+
+
+ENDING = "<p><strong>Words:</strong> Ines Rowe <strong>Photos:</strong> Harbour Works</p>"
+
+
+def test_menus_teasers_lists_of_credits_and_one_photos_label_are_not_the_articles_photo_credit():
+    shot = figures(["Crowds wait on the quay for the last crossing."])
+    for ending in (
+        "<ul><li>Photos</li><li>Videos</li><li>Podcasts</li></ul>",
+        "<ul class='tabs'><li>Photos</li><li>Videos</li></ul>",
+        "<p><a href='/gallery/harbour'>Photos: Harbour Works Open Day</a></p>",
+        "<p>Images: <a href='/u/dana'>Dana Whitlow</a> | <a href='/u/ines'>Ines Rowe</a></p>",
+        "<p>Photo: Ines Rowe</p>",
+        "<p>Five Great Photos: Harbour Works Open Day</p>",
+        ENDING + "<p>Text und Fotos: Dana Whitlow</p>",
+    ):
+        assert [c.credit for c in captions_in_story(shot + ending)] == [None], ending
+
+
+def test_small_print_styled_as_caption_and_other_videos_of_a_playlist_are_not_captions():
+    type_scale = (
+        "<div class='flex'><a class='NavigationLink px-5 caption-s5-fx uppercase' href='/harbour/'>Harbour News</a>"
+        "<a class='NavigationLink px-5 caption-s5-fx uppercase' href='/sport/'>More Sport Today</a></div>"
+        "<div class='inline-flex caption-s6-fx'>Updated by the harbour desk this morning</div>"
+        "<figure><img src='/quay.jpg'><div class='text-caption'>Crowds wait on the quay for the last crossing."
+        "</div></figure>"
+    )
+    assert [c.text for c in captions_in_story(type_scale)] == ["Crowds wait on the quay for the last crossing."]
+    playlist = "<div class='thumbnails thumbnails--playlist'>" + "".join(
+        f"<button class='thumbnails__item'><figure><img src='/v{i}.jpg'><figcaption class='caption'><span>{text}"
+        f"</span><span class='caption__element--source'>{agency}</span></figcaption></figure></button>"
+        for i, (text, agency) in enumerate(
+            [
+                ("Ferry crews race across the bay at dawn", "Harbour Times"),
+                ("Council debates the new parking rules", "Reuters"),
+                ("A storm closes the coast road for a day", "AP"),
+            ]
+        )
+    )
+    captions = captions_in_story(playlist + "</div>")
+    assert [(c.text, c.agency) for c in captions] == [("Ferry crews race across the bay at dawn", "Harbour Times")]
+
+
+def test_a_caption_with_a_copyright_credit_and_a_slideshow_template_keeps_text_and_credit_apart():
+    shot = (
+        "<figure class='gallery-item'><img src='/quay.jpg'><figcaption class='gallery-item__caption'><span>The mayor "
+        "meets the harbour board ( HB ) on the quay &mdash; &copy;&nbsp;Ines Rowe/photothek.net</span>"
+        "<span class='gallery-item__pagination'><span>--pageNumber-- von --total--</span></span></figcaption></figure>"
+    )
+    [caption] = captions_in_story(shot)
+    assert (caption.text, caption.credit) == (
+        "The mayor meets the harbour board (HB) on the quay",
+        "© Ines Rowe/photothek.net",
+    )
+    assert (caption.photographer, caption.agency) == ("Ines Rowe", "photothek")

@@ -28,6 +28,7 @@ from ..credits import (
 )
 from ..normalise import collapse
 from ..records import CaptionData
+from .htmlcredit import spread_article_credit
 from .htmlnames import (
     MAX_FURNITURE_WORDS,
     first_descendant,
@@ -135,6 +136,8 @@ def is_caption_node(tag: Tag) -> bool:
     if tag.name in _NEVER:
         return False
     words = name_words(tag)
+    if "caption" in words:
+        words = name_words(tag, without=_TYPE_SCALE)
     if CAPTION_WORDS & words or CAPTION_ITEMPROPS & _itemprop(tag):
         return True
     if _DESCRIPTION_WORDS & words and _DESCRIBED_WORDS & words:
@@ -142,6 +145,14 @@ def is_caption_node(tag: Tag) -> bool:
     return any(w.endswith(_CAPTION_ENDINGS) for w in words)  # "thumbcaption", "photocaption", "imgcutline"
 
 
+# A design system's type scale calls its small print "caption" ("caption-s5-fx", "text-caption", "type-caption",
+# "mdc-typography--caption"): a font size given to dates and menus, not a picture's caption. A figure's text in
+# such a block is still its caption, found as the text beside the figure's picture.
+_TYPE_SCALE = re.compile(
+    r"^(?:(?:text|typography|type|font|t|mdc-typography)-+caption"
+    r"|caption-+(?:s?\d+|xs|sm|md|lg|xl|small|medium|large|regular|bold|light|semibold)(?:-.*)?)$",
+    re.I,
+)
 _DESCRIPTION_WORDS = frozenset({"desc", "description", "descr", "beschreibung", "descripcion", "descricao"})
 _DESCRIBED_WORDS = frozenset({"img", "image", "photo", "foto", "picture", "pic", "media", "multimedia", "bild"})
 
@@ -186,12 +197,15 @@ def _text(tag: Tag) -> str:
 # "<a>Ines Rowe</a>, about 90 euros": the space the text's join put between the link and its comma. No language
 # writes a space before a comma or a full stop (French does before ":", "!" and "?", which stay).
 _SPACE_BEFORE_STOP = re.compile(r"\s+([,.])(?=\s|$)")
+_SPACE_INSIDE_BRACKETS = re.compile(r"\(\s+(?=\S)|(?<=\S)\s+\)")
 
 
 def _clean_caption_text(text: str) -> str:
     text = _HIDDEN_LABEL.sub("", _LEADING_COUNTER.sub("", _LEADING_FILE_NAME.sub("", text.lstrip())))
     text = text.lstrip(" /|·•")  # a credit's separator left over
+    text = _TEMPLATE_COUNTER.sub("", text)  # "... © Ines Rowe --pageNumber-- von --total--"
     text = _SPACE_BEFORE_STOP.sub(r"\1", _FOOTNOTE_MARKS.sub("", text))
+    text = _SPACE_INSIDE_BRACKETS.sub(lambda m: m.group(0).replace(" ", ""), text)  # "( WFP )" -> "(WFP)"
     if len(_CAPTION_LABEL.sub("", text).split()) >= MIN_LAYOUT_CAPTION_WORDS:
         text = _CAPTION_LABEL.sub("", text)
     previous = None
@@ -233,6 +247,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
     site = _host(base_url)
     galleries: dict[int, bool] = {}
     photo_asides: dict[int, bool] = {}
+    playlists: dict[int, int] = {}
     tags = list(tags_in(root))  # held, so that each tag's place stays known after it is removed
     order = {id(t): i for i, t in enumerate(tags)}
     # Read first: a caption block read below may hold a gallery's lightbox links, and is removed whole.
@@ -258,6 +273,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
             continue
         furniture = in_furniture(group) or _in_gallery_aside(group, galleries)
         furniture = (furniture and not _photo_aside(group, photo_asides)) or _teaser(group, site)
+        furniture = furniture or _later_in_playlist(group, playlists)
         ends[id(group)] = order[id(group)] + 1 + len(tags_in(group))
         if not furniture and _credit_block(group, found, (tags, order, ends)):
             continue  # a caption block holding only a credit: the caption's beside it
@@ -282,6 +298,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
     kept = [c for c in _unique(_without_labels(in_page_order)) if is_caption_text(c.text)]
     for caption in kept:
         caption.image_url = _absolute(caption.image_url, base_url)
+    spread_article_credit(root, kept)  # "Fotos: Harbour Works" once for the whole article
     return kept
 
 
@@ -424,6 +441,18 @@ def _photo_aside(tag: Tag, seen: dict[int, bool]) -> bool:
 
 
 _ALL_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+MAX_PLAYLIST_DEPTH = 8
+
+
+def _later_in_playlist(tag: Tag, firsts: dict[int, int]) -> bool:
+    """A video playlist's first item is the story's own video; the items after it are other stories'.
+    `firsts` keeps each playlist's first caption block."""
+    for depth, parent in enumerate(tag.parents):
+        if depth >= MAX_PLAYLIST_DEPTH or parent.name in ("[document]", "body", "article", "main"):
+            return False
+        if "playlist" in name_words(parent):
+            return firsts.setdefault(id(parent), id(tag)) != id(tag)
+    return False
 
 
 def _in_gallery_aside(tag: Tag, seen: dict[int, bool]) -> bool:
@@ -1030,7 +1059,7 @@ def _credit_line(text: str) -> tuple[str, Optional[str]]:
     m = _SCREENSHOT.search(text)
     if m:
         return m.group("text").strip(), m.group("credit").strip()
-    m = _AFTER_SLASH.search(text)
+    m = _AFTER_SLASH.search(text) if "©" not in text else None  # "... — © Ines Rowe/Harbour Works": whole
     if m and len(m.group("text").split()) >= 2 and (is_credit(m.group("credit")) or find_agency(m.group("credit"))):
         return m.group("text").strip(), m.group("credit").strip()
     m = _TRAILING_NAME.search(text)

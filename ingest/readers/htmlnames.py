@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Optional
 
 from bs4 import NavigableString, Tag
 
@@ -85,13 +86,16 @@ FURNITURE_ROLES = {
 _NEVER_FURNITURE = ("html", "body", "main", "article", "p", "h1", "h2", "h3")
 
 
-def name_words(tag: Tag) -> frozenset[str]:
-    """Lower-case words of an element's class and id: "wp-caption-text" -> {wp, caption, text}."""
+def name_words(tag: Tag, without: Optional[re.Pattern] = None) -> frozenset[str]:
+    """Lower-case words of an element's class and id: "wp-caption-text" -> {wp, caption, text}; `without`
+    leaves out the classes it matches."""
     classes = tag.get("class")
     ident = tag.get("id")
     if not classes and not ident:
         return frozenset()
     key = " ".join(classes) if isinstance(classes, list) else (classes if isinstance(classes, str) else "")
+    if without is not None:
+        key = " ".join(c for c in key.split() if not without.match(c))
     return _words_of(key, ident if isinstance(ident, str) else "")
 
 
