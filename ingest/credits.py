@@ -129,7 +129,7 @@ def use_source_table(table: Mapping[str, Sequence[str]]) -> None:
     _ALIAS.update(aliases)
 
 
-_PHOTO_WORDS = r"(?:Photos?|Photograph|Pictures?|Images|Foto|Video)"
+_PHOTO_WORDS = r"(?:Photos?|Photograph|Pictures?|Images|Foto|Video|pic|pix)"  # "AFP pic", a Malaysian paper's
 _AGENCY_PART = re.compile(r"^(?P<name>.+?)(?:\s+(?:file\s+)?" + _PHOTO_WORDS + r")?$", re.I)  # "PTI File Photo"
 
 
@@ -376,6 +376,8 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
     return photographer, agencies, organisations
 
 
+# Not a lead-in of `is_credit`: AP captions start "FILE: In this photo ...".
+_FILE_LABEL = re.compile(r"^file\s*:\s*(?=\S)", re.I)
 # "Foto 1 de 1", "Photo 3 of 12": a slideshow's counter, not a credit.
 COUNTER_LABEL = re.compile(
     r"^(?:fotos?|photos?|bild|image[ns]?|imagen|slide)\s+\d+\s*(?:de|of|von|/|sur|di|z)\s*\d+$", re.I
@@ -409,7 +411,7 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     AFP, "Elias Funez/The Union via AP" -> The Union, "NASA via AP" -> NASA; a handout ("Governor's office
     of Kursk Region, via Reuters", "Pool photo by ...") names no photographer unless a person is named as
     taking it. A part is a person when it reads as a name and starts with a known first name."""
-    text = collapse(credit).strip(" .()")
+    text = _FILE_LABEL.sub("", collapse(credit).strip(" .()"))  # "[File: Reuters]": an archive photo's credit
     if _ORIGIN_ONLY.match(text) or COUNTER_LABEL.match(text):
         return None, None  # "Submitted photo", "File photo": where the photo came from, nobody named
     screenshot = SCREENSHOT_SOURCE.match(text)
@@ -552,7 +554,7 @@ def is_credit(text: str) -> bool:
 
 
 # A parenthesised group at the very end of a paragraph.
-_TRAILING_PARENS = re.compile(r"\s*\(([^()]{1,160})\)\s*\.?\s*$")
+_TRAILING_PARENS = re.compile(r"\s*(?:\(([^()]{1,160})\)|\[([^\[\]]{1,160})\])\s*\.?\s*$")
 # Unbracketed credits at the end: "... on Friday. Photograph: Peter Byrne/PA" or "... REUTERS/Kevin Lamarque".
 _TRAILING_LABELLED = re.compile(
     r"(?:(?<=[.!?\"”])|^)\s*(?:[–—-]\s+)?((?:(?:photo|image|picture)\s+credit|credit|photo(?:graph(?:er)?)?|foto|picture|image|bild)s?"
@@ -595,8 +597,10 @@ def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
         m = _TRAILING_PARENS.search(text)
         if not m:
             break
-        inner = m.group(1).strip()
-        if credit is None and is_credit(inner):
+        inner = (m.group(1) or m.group(2)).strip()
+        # in square brackets, a bare agency is a photo's credit too ("... in 2001 [File: Reuters]", "[AFP]")
+        bracketed = m.group(2) is not None and find_agency(re.sub(r"^file\s*:\s*", "", inner, flags=re.I))
+        if credit is None and (is_credit(inner) or bracketed):
             credit = inner
             text = text[: m.start()].rstrip()
             continue

@@ -192,3 +192,38 @@ def test_credits_of_many_sites_are_normalised(credit, photographer, agency):
 )
 def test_stock_contributors_file_photos_and_crop_notes_are_read(credit, photographer, agency):
     assert parse_credit(credit) == (photographer, agency)
+
+
+@pytest.mark.parametrize(
+    "paragraph, text, agency",
+    [
+        (
+            "Crowds wait on the quay for the last crossing [File: Reuters]",
+            "Crowds wait on the quay for the last crossing",
+            "Reuters",
+        ),
+        ("A crane lifts the last span [AFP]", "A crane lifts the last span", "AFP"),
+        (
+            "The ship was held for two months. (Ines Rowe / AFP/Getty Images / January 9, 2013)",
+            "The ship was held for two months.",
+            "AFP",
+        ),
+    ],
+)
+def test_a_credit_in_square_brackets_or_with_its_date_in_words_ends_a_caption(paragraph, text, agency):
+    split = split_caption(paragraph)
+    assert split is not None and split[0] == text
+    assert parse_credit(split[1])[1] == agency
+
+
+@pytest.mark.parametrize(
+    "paragraph", ["The rule in section [1] applies", "Crowds wait on the quay [video]", "The quay (Reuters)"]
+)
+def test_a_footnote_a_bracketed_word_or_a_wire_sign_off_is_not_a_photo_credit(paragraph):
+    assert split_caption(paragraph) is None
+
+
+def test_an_archive_photos_caption_starting_with_file_stays_a_caption():
+    caption = "FILE: Undated: The main beach of Harbour Island, a barrier island on the west coast"
+    assert not is_credit(caption)
+    assert split_caption(caption + ". (AP)") is None

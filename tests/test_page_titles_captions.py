@@ -972,3 +972,31 @@ def test_a_caption_with_a_copyright_credit_and_a_slideshow_template_keeps_text_a
         "© Ines Rowe/photothek.net",
     )
     assert (caption.photographer, caption.agency) == ("Ines Rowe", "photothek")
+
+
+def test_a_credit_line_of_its_own_in_the_figure_or_after_a_dash_is_the_photos_credit():
+    shots = (
+        "<figure class='align'><div class='image'><img src='/quay.jpg'><div class='copy'>&copy; Getty Images</div>"
+        "</div><figcaption>Crowds wait on the quay for the last crossing</figcaption></figure>"
+        "<figure><img src='/crane.jpg'><figcaption>A crane lifts the last span on Friday. — AFP pic</figcaption>"
+        "</figure>"
+        "<figure><img src='/ferry.jpg'><figcaption>Ferry crews race across the bay. — Picture by Dana Whitlow"
+        "</figcaption></figure>"
+    )
+    assert [(c.text, c.photographer, c.agency) for c in captions_in_story(shots)] == [
+        ("Crowds wait on the quay for the last crossing", None, "Getty Images"),
+        ("A crane lifts the last span on Friday.", None, "AFP"),
+        ("Ferry crews race across the bay.", "Dana Whitlow", None),
+    ]
+
+
+def test_a_donation_forms_field_labels_and_a_price_boxs_shipping_line_are_not_captions():
+    blocks = (
+        "<form><fieldset class='Fieldset DonationTeaser-amount'><legend class='Fieldset-legend'>"
+        "<span class='Fieldset-label'>with an amount of</span></legend><div class='image'><img src='/heart.png'>"
+        "<span class='image-caption'>I support the Harbour Trust</span></div></fieldset></form>"
+        "<div class='media'><a href='https://shop.example.com/ferry-model'><img src='/shop.png'></a>"
+        "<a href='https://shop.example.com/ferry-model'>Ferry model</a><p class='caption delivery'>ab 5 € Versand</p>"
+        "</div>" + figures(["Crowds wait on the quay for the last crossing."])
+    )
+    assert [c.text for c in captions_in_story(blocks)] == ["Crowds wait on the quay for the last crossing."]

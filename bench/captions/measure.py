@@ -56,6 +56,7 @@ HERE = Path(__file__).resolve().parent
 # The halves whose misses are written out: read while rules were written. The first held-back half and the
 # first five fresh samples were read once scored (BENCHMARKS.md); a next sample stays unread until scored.
 # fresh6 was drawn and judged at the start of the fourth round of 2026-12-07 and scored at its end (BENCHMARKS.md).
+# fresh7 was drawn and judged at the start of the article-credit round and is scored once at its end; read after.
 READ = ("dev", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
 MATCH_F1 = 0.8
 HTML_SETS = ("html-metadata", "news-extraction-big9", "article-extraction-benchmark")

@@ -254,7 +254,9 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
     in_attributes = _captions_in_attributes(root, site)
     found: list[tuple[Tag, CaptionData]] = []
     ends: dict[int, int] = {}  # a caption block's end: the place of the first element after it
-    for tag in [t for t in tags if _candidate(t)]:
+    # a form's group of fields ("<legend><span class=field-label>with an amount of") holds no caption
+    in_fields = {id(t) for fieldset in root.find_all("fieldset") for t in tags_in(fieldset)}
+    for tag in [t for t in tags if id(t) not in in_fields and _candidate(t)]:
         if removed(tag):
             continue
         if is_caption_node(tag):
@@ -327,6 +329,27 @@ def _without_labels(captions: list[CaptionData]) -> list[CaptionData]:
         if len(caption.text.split()) <= MAX_LABEL_WORDS:
             pictures.setdefault(_key(caption.text), set()).add(caption.image_url)
     return [c for c in captions if len(pictures.get(_key(c.text), ())) < MIN_LABEL_REPEATS]
+
+
+_CREDIT_LINE_TAGS = frozenset({"div", "span", "p", "small"})
+
+
+def _figure_credits(figure: Tag, group: Tag) -> list[Tag]:
+    """Credit blocks of a figure outside its caption block: a second figcaption holding only the credit
+    ("<figcaption class=below-caption>"), a credit line of its own ("<div class=copy>© Getty Images</div>")."""
+    inside = tags_in(figure)
+    return [t for t in inside if t.name == "figcaption" and t is not group and _only_credit(t)] + [
+        t for t in inside if t.name in _CREDIT_LINE_TAGS and _credit_leaf(t, group)
+    ]
+
+
+def _credit_leaf(tag: Tag, group: Tag) -> bool:
+    """A short block of the figure outside its caption block, holding nothing but a credit."""
+    if tag is group or any(p is group for p in tag.parents) or first_descendant(tag, ("div", "p", "figcaption")):
+        return False
+    if any(d is group for d in tag.descendants):
+        return False
+    return len(_text(tag)) <= MAX_CREDIT_CHARS and _only_credit(tag)
 
 
 def _only_credit(block: Tag) -> bool:
@@ -595,8 +618,8 @@ def _captions_beside_pictures(root: BeautifulSoup | Tag, site: Optional[str]) ->
     emphasised or credited line standing right after a picture in the story ("<p><img></p><p><em>Text</em></p>")."""
     found: list[tuple[Tag, CaptionData]] = []
     for img in [t for t in tags_in(root) if t.name == "img"]:
-        if removed(img) or _small_picture(img) or in_furniture(img):
-            continue
+        if removed(img) or _small_picture(img) or in_furniture(img) or img.find_parent("fieldset") is not None:
+            continue  # a form's fields hold no photo of the story
         holder, box = img, img.parent
         while box is not None and box.name not in _NEVER and not _text(box):
             holder, box = box, box.parent
@@ -906,8 +929,7 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
     # holds the caption too: only the inner credit is the credit.
     nodes = [t for t in tags_in(scope) if is_credit_node(t) and first_descendant(t, (), is_credit_node) is None]
     if scope is not group:
-        # a second caption block in the figure holding only the credit ("<figcaption class=below-caption>")
-        nodes += [t for t in tags_in(scope) if t.name == "figcaption" and t is not group and _only_credit(t)]
+        nodes += _figure_credits(scope, group)
     if scope is group:
         # A credit standing beside the caption, in the same holder ("<div class=caption>...</div><div
         # class=credit>Photo: AP</div>")
@@ -1062,6 +1084,9 @@ def _credit_line(text: str) -> tuple[str, Optional[str]]:
     m = _AFTER_SLASH.search(text) if "©" not in text else None  # "... — © Ines Rowe/Harbour Works": whole
     if m and len(m.group("text").split()) >= 2 and (is_credit(m.group("credit")) or find_agency(m.group("credit"))):
         return m.group("text").strip(), m.group("credit").strip()
+    m = _TRAILING_DASH.search(text)
+    if m and is_credit(m.group("credit")):
+        return m.group("text").strip(), m.group("credit").strip()
     m = _TRAILING_NAME.search(text)
     long_enough = m is not None and (len(m.group("text").split()) >= 3 or len(m.group("text")) >= 12)
     if m and long_enough and re.search(r"[a-z]{2}|[^\x00-\u2fff]", m.group("credit")):
@@ -1095,6 +1120,8 @@ _SCREENSHOT = re.compile(
 # A credit after the caption's last slash ("The bridge at dawn / AFP", "... at dawn/Foto Ines Rowe").
 _AFTER_SLASH = re.compile(r"^(?P<text>.+?)\s*/\s*(?P<credit>[^/]{2,60}?)\s*\.?$")
 # A name in brackets ending a caption: who supplied the picture ("... at dawn. (Harbour Port Authority)").
+# A credit after a dash that follows the caption's last sentence ("... on Friday. — AFP pic").
+_TRAILING_DASH = re.compile(r"^(?P<text>.+?[.!?\"”’])\s+[—–]\s+(?P<credit>[^—–.!?]{2,60})$")
 _TRAILING_NAME = re.compile(
     r"^(?P<text>.*?)\s*[(（]\s*(?P<credit>[A-Z][\w.&'’-]*(?:\s+(?:[A-Z][\w.&'’-]*|of|the|and|de|du|für|for)){0,5}|"
     r"[\w-]+(?:\.[\w-]+)*\.[a-z]{2,6}|[^\x00-\u2fff（）]{2,24})\s*[)）]\s*[.。]?$"
@@ -1201,6 +1228,12 @@ _SHOP_LISTING = re.compile(
     r"shop\s+now|add\s+to\s+(?:cart|basket)|in\s+den\s+warenkorb)\W*$",
     re.I,
 )
+# A price box's shipping line ("ab 5 € Versand", "Versand s. Shop", "Free shipping").
+_SHIPPING = re.compile(
+    r"^(?:(?:ab|from|zzgl\.?|inkl\.?|plus|free|gratis|kostenloser)\s+)?(?:[\d.,]+\s?(?:€|eur|\$|£)\s+)?"
+    r"(?:versand|shipping|delivery|lieferung)(?:\s+(?:s\.|siehe|see)\s+shop)?\.?$",
+    re.I,
+)
 _TEASER_BYLINE = re.compile(
     r"^[A-Z][A-Z.'’ -]+(?:,\s*[A-Z][A-Z.'’ -]+)*(?:\s+and\s+[A-Z][A-Z.'’ -]+)?\s+"
     r"(?:\d+\s+(?:minutes?|hours?|days?|weeks?)\s+ago|[A-Z][a-z]{2,8}\.?\s+\d{1,2},\s+\d{4})$"
@@ -1231,7 +1264,7 @@ def is_caption_text(text: str) -> bool:
         return False
     if _LINKS_LABEL.match(bare) or _INSTRUCTION.search(bare) or _TEASER_BYLINE.match(bare):
         return False
-    if _TIME_ALONE.match(bare) or _SHOP_LISTING.search(bare) or _MEDIA_BADGE.match(bare):
+    if _TIME_ALONE.match(bare) or _SHOP_LISTING.search(bare) or _SHIPPING.match(bare) or _MEDIA_BADGE.match(bare):
         return False
     if _CREDIT_WORD.match(bare) or (_TAG_LIST.match(bare) and not re.search(r"[.!?]\s", bare)):
         return False

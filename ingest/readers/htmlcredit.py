@@ -11,13 +11,14 @@ a list of other stories, each with its own photographer, is not this article's c
 from __future__ import annotations
 
 import re
-from typing import Optional
+from typing import Iterator, Optional
 
-from bs4 import BeautifulSoup, Tag
+from bs4 import BeautifulSoup, NavigableString, Tag
 
 from ..credits import parse_credit
 from ..normalise import collapse
 from ..records import CaptionData
+from .htmlnames import word_count_upto
 
 _PLURAL = (
     r"(?:fotos|photos|foto'?s|foto\(s\)|photo\(s\)|bilder|billeder|images|pictures|photographs|photography"
@@ -26,10 +27,12 @@ _PLURAL = (
 _WITH_TEXT = rf"(?:(?:text|texte|texto|testo|tekst|words|story)\s*(?:&|und|and|y|et|e|en|/|\+)\s*{_PLURAL})"
 _LABEL = rf"(?:{_WITH_TEXT}|{_PLURAL})"
 LABEL_ONLY = re.compile(rf"^{_LABEL}\s*:?$", re.I)
+_LABEL_SEEN = re.compile(rf"(?<![\w-]){_LABEL}(?![\w-])", re.I)  # a text that names the label somewhere
 # "Fotos: Harbour Works", "Words: Dana Whitlow Photos: Ines Rowe": the value runs to the line's end, a bar or
 # the next label.
 _INLINE = re.compile(rf"(?:^|[\s|•·,;])(?<![\w-]){_LABEL}\s*:\s*(?P<value>[^:|•·]+?)\s*(?=$|[|•·]|\s[\w-]+\s*:)", re.I)
 MAX_LINE_WORDS = 20
+MAX_LINE_DEPTH = 4  # blocks climbed from the label's text to its line
 MAX_VALUE_WORDS = 8
 _NOT_HERE = ("a", "nav", "button", "select", "option", "h1", "h2", "h3", "h4", "h5", "h6")
 _LINES = ("p", "div", "span", "li", "small", "em", "strong", "b", "td", "dd", "footer", "section", "address")
@@ -130,19 +133,35 @@ def _inline(text: str) -> list[Optional[str]]:
     return values
 
 
+def _lines_around(string: NavigableString) -> Iterator[Tag]:
+    """The few blocks holding a text that names the label, innermost first ("<strong>Fotos</strong>", then
+    "<p><strong>Fotos</strong>: Ines Rowe</p>"), up to the first too long to be a credit line."""
+    block = string.parent
+    for _ in range(MAX_LINE_DEPTH):
+        if block is None or block.name in ("body", "html", "[document]"):
+            return
+        if block.name in _LINES:
+            if word_count_upto(block, MAX_LINE_WORDS) > MAX_LINE_WORDS:
+                return
+            yield block
+        block = block.parent
+
+
 def article_photo_credit(root: BeautifulSoup | Tag) -> Optional[str]:
-    """The credit written once for the article's photos, or None when the page has none or more than one."""
+    """The credit written once for the article's photos, or None when the page has none or more than one.
+    Read from the texts naming a label, so a page's size (or depth) costs no more than a walk through it."""
     found: dict[str, str] = {}
-    for tag in root.find_all(_LINES):
-        text = collapse(tag.get_text(" ", strip=True))
-        if not text or len(text.split()) > MAX_LINE_WORDS or _in_the_way(tag) or _a_link(tag, text):
-            continue
-        if LABEL_ONLY.match(text):
-            values = [_label_pair(tag)]
-        else:
-            values = _inline(text)
-        for value in values:
-            if value:
+    seen: set[int] = set()
+    for string in root.find_all(string=_LABEL_SEEN):
+        for tag in _lines_around(string):
+            if id(tag) in seen:
+                continue
+            seen.add(id(tag))
+            text = collapse(tag.get_text(" ", strip=True))
+            if not text or _in_the_way(tag) or _a_link(tag, text):
+                continue
+            values = [_label_pair(tag)] if LABEL_ONLY.match(text) else _inline(text)
+            for value in filter(None, values):
                 found.setdefault(value.casefold(), value)
     return next(iter(found.values())) if len(found) == 1 else None
 
