@@ -301,6 +301,9 @@ def _split_parts(origin: str) -> list[str]:
     return split
 
 
+MIN_ORGANISATION_WORDS = 4  # a part this long is an organisation's name, not a person's
+
+
 def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional[str], list[Agency], list[str]]:
     """A credit's parts ("Saul Loeb/AFP", "Ric Clarson/PGA Tour Archive") read into a photographer, the known
     agencies and the other organisations named. Beside an agency or organisation (or after "Photo by",
@@ -323,6 +326,9 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
         beside
         or known_agency
         or any(_ORG_WORDS.search(p) or _WEB_ADDRESS.fullmatch(p) or _ABBREVIATION.fullmatch(p) for p in pieces)
+        # an organisation's long name ("Presse- und Informationsamt der Bundesregierung | Ines Rowe")
+        or len(pieces) == 2
+        and any(len(p.split()) >= MIN_ORGANISATION_WORDS for p in pieces)
     )
     photographer: Optional[str] = None
     agencies: list[Agency] = []

@@ -188,6 +188,12 @@ def test_credits_of_many_sites_are_normalised(credit, photographer, agency):
         ("Photo Credit : PTI File Photo", None, "PTI"),
         ("© Dana Whitlow / Getty Images / iStock (Ausschnitt)", "Dana Whitlow", "Getty Images"),  # a crop note
         ("Ines Rowe/AP (cropped)", "Ines Rowe", "AP"),
+        # beside an organisation's long name, a name is its photographer's even without a known first name
+        (
+            "© Presse- und Informationsamt der Stadt Harbour | Jesco Rowe",
+            "Jesco Rowe",
+            "Presse- und Informationsamt der Stadt Harbour",
+        ),
     ],
 )
 def test_stock_contributors_file_photos_and_crop_notes_are_read(credit, photographer, agency):
