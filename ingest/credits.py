@@ -559,7 +559,7 @@ def is_credit(text: str) -> bool:
     return False
 
 
-# A parenthesised group at the very end of a paragraph.
+# A group in round or square brackets at the very end of a paragraph.
 _TRAILING_PARENS = re.compile(r"\s*(?:\(([^()]{1,160})\)|\[([^\[\]]{1,160})\])\s*\.?\s*$")
 # Unbracketed credits at the end: "... on Friday. Photograph: Peter Byrne/PA" or "... REUTERS/Kevin Lamarque".
 _TRAILING_LABELLED = re.compile(
@@ -605,7 +605,7 @@ def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
             break
         inner = (m.group(1) or m.group(2)).strip()
         # in square brackets, a bare agency is a photo's credit too ("... in 2001 [File: Reuters]", "[AFP]")
-        bracketed = m.group(2) is not None and find_agency(re.sub(r"^file\s*:\s*", "", inner, flags=re.I))
+        bracketed = m.group(2) is not None and find_agency(_FILE_LABEL.sub("", inner))
         if credit is None and (is_credit(inner) or bracketed):
             credit = inner
             text = text[: m.start()].rstrip()

@@ -917,6 +917,9 @@ def test_a_credit_written_once_for_the_articles_photos_is_each_uncredited_photos
     info_box += "<div>Ines Rowe / Harbour Times</div></li></ul>"
     captions = captions_in_story(figures(["Crowds wait on the quay for the last crossing."]) + info_box)
     assert [(c.photographer, c.agency) for c in captions] == [("Ines Rowe", "Harbour Times")]
+    details = "<dl><dt>Text</dt><dd>Ines Rowe</dd><dt>Fotos</dt><dd>Dana Whitlow</dd></dl>"
+    captions = captions_in_story(figures(["Crowds wait on the quay for the last crossing."]) + details)
+    assert [(c.photographer, c.agency) for c in captions] == [("Dana Whitlow", None)]
 
 
 ENDING = "<p><strong>Words:</strong> Ines Rowe <strong>Photos:</strong> Harbour Works</p>"

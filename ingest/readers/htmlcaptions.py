@@ -1119,9 +1119,9 @@ _SCREENSHOT = re.compile(
 )
 # A credit after the caption's last slash ("The bridge at dawn / AFP", "... at dawn/Foto Ines Rowe").
 _AFTER_SLASH = re.compile(r"^(?P<text>.+?)\s*/\s*(?P<credit>[^/]{2,60}?)\s*\.?$")
-# A name in brackets ending a caption: who supplied the picture ("... at dawn. (Harbour Port Authority)").
 # A credit after a dash that follows the caption's last sentence ("... on Friday. — AFP pic").
 _TRAILING_DASH = re.compile(r"^(?P<text>.+?[.!?\"”’])\s+[—–]\s+(?P<credit>[^—–.!?]{2,60})$")
+# A name in brackets ending a caption: who supplied the picture ("... at dawn. (Harbour Port Authority)").
 _TRAILING_NAME = re.compile(
     r"^(?P<text>.*?)\s*[(（]\s*(?P<credit>[A-Z][\w.&'’-]*(?:\s+(?:[A-Z][\w.&'’-]*|of|the|and|de|du|für|for)){0,5}|"
     r"[\w-]+(?:\.[\w-]+)*\.[a-z]{2,6}|[^\x00-\u2fff（）]{2,24})\s*[)）]\s*[.。]?$"

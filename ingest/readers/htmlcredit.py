@@ -35,46 +35,14 @@ MAX_LINE_WORDS = 20
 MAX_LINE_DEPTH = 4  # blocks climbed from the label's text to its line
 MAX_VALUE_WORDS = 8
 _NOT_HERE = ("a", "nav", "button", "select", "option", "h1", "h2", "h3", "h4", "h5", "h6")
-_LINES = ("p", "div", "span", "li", "small", "em", "strong", "b", "td", "dd", "footer", "section", "address")
+# Blocks that hold a credit line or one of its cells.
+_LINES = frozenset("p div span li small em strong b dt dd th td footer section address".split())
 
 
+# Words a list of names may hold besides the names ("Dana Whitlow und Ines Rowe", "Ines Rowe for Harbour Times").
 _CONNECTORS = frozenset(
-    {
-        "und",
-        "and",
-        "&",
-        "y",
-        "et",
-        "e",
-        "en",
-        "og",
-        "och",
-        "i",
-        "von",
-        "van",
-        "de",
-        "der",
-        "den",
-        "da",
-        "di",
-        "du",
-        "del",
-        "la",
-        "le",
-        "dos",
-        "das",
-        "for",
-        "of",
-        "the",
-        "via",
-        "/",
-        "©",
-        "-",
-        "–",
-    }
+    "und and & y et e en og och i von van de der den da di du del la le dos das for of the via / © - –".split()
 )
-
-
 _LETTER = re.compile(r"[^\W\d_]")
 _MARKS = frozenset({"/", "©", "&", "-", "–", "+"})
 
