@@ -18,7 +18,7 @@ Titles, at token-F1 0.8 or more, beside trafilatura's title on the same bytes:
 - article-extraction-benchmark: the judged titles (bench/captions/titles.jsonl and the judged set).
 
 `--agreement` compares the second, blind readings (bench/captions/second.jsonl, second-fresh.jsonl, second-fresh5.jsonl,
-second-fresh6.jsonl, second-fresh7.jsonl)
+second-fresh6.jsonl, second-fresh7.jsonl, second-fresh8.jsonl)
 with the first.
 Misses on the halves already read (dev, the first held-back half, the first fresh sample) are written to
 bench/out/captions-misses.jsonl.
@@ -56,8 +56,9 @@ HERE = Path(__file__).resolve().parent
 # The halves whose misses are written out: read while rules were written. The first held-back half and the
 # first five fresh samples were read once scored (BENCHMARKS.md); a next sample stays unread until scored.
 # fresh6 was drawn and judged at the start of the fourth round of 2026-12-07 and scored at its end (BENCHMARKS.md).
-# fresh7 was drawn and judged at the start of the article-credit round and is scored once at its end; read after.
-READ = ("dev", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6")
+# fresh7 was drawn and judged at the start of the article-credit round and scored once at its end; read after.
+# fresh8 (62 pages: the last sites in no earlier draw) is judged at the start of the round after; scored at its end.
+READ = ("dev", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7")
 MATCH_F1 = 0.8
 HTML_SETS = ("html-metadata", "news-extraction-big9", "article-extraction-benchmark")
 
@@ -204,6 +205,7 @@ def agreement() -> int:
         "second-fresh5.jsonl",
         "second-fresh6.jsonl",
         "second-fresh7.jsonl",
+        "second-fresh8.jsonl",
     ):
         if (HERE / name).is_file():
             print(f"{name}: ", end="")
