@@ -42,6 +42,7 @@ AGENCIES = (
         (
             "Getty Images",
             "Getty",
+            "Gettyimages",  # as its web address writes it
             "Getty Images Plus",
             "iStock",
             "iStockphoto",
@@ -158,7 +159,7 @@ def source_for(name: str) -> str:
 
 _LEAD_IN = re.compile(
     r"^(?:(?:photo|image|picture|video|bild)\s*(?:credit|source|copyright|quelle)|credits?|photos?|photograph(?:s|er)?|"
-    r"pictures?|images?|foto|fotos?|fot\.|bild|illustration|copyright|quelle|cr[ée]ditos?|cr[ée]dits?|©|\(c\))"
+    r"pictures?|images?|foto|fotos?|fot\.|bild|illustration|copyright|quelle|cr[ée]ditos?|cr[ée]dits?|фото|©|\(c\))"
     r"(?:\s*(?:\.{2,}|…)\s*|\s*:\s*|\s+by\s+|\s+|(?<=©))"
     # labels that are also words of a caption ("Symbolbild Rettungsdienst"): a credit only before a colon
     r"|^(?:symbolbild|symbolfoto|archivbild|archivfoto|titelbild|titelfoto|bildquelle|fotoquelle|bildrechte|"
@@ -179,7 +180,7 @@ _MONTH = (
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|okt(?:ober)?|nov(?:ember)?|dec(?:ember)?|dez(?:ember)?)\.?"
 )
 _TRAILING_NOTE = re.compile(
-    r"(?:\s*[,/;-]\s*|\s+)\(?(?:files?|pool|handout|symbolbild|symbolfoto|archivbild|archiv|"
+    r"(?:\s*[,/;-]\s*|\s+)\(?(?:files?|file\s+photo|pool|handout|symbolbild|symbolfoto|archivbild|archiv|"
     r"(?:bild)?ausschnitt|crop(?:ped)?|bearbeitet|edited)\)?\.?$"
     r"|\s*[,;]?\s*(?:\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})|\d{4}-\d{2}-\d{2})\.?$"  # or the day it was taken,
     r"|\s*[,;/]\s*(?:" + _MONTH + r"\s+\d{1,2},?\s+\d{4}|\d{1,2}\.?\s+" + _MONTH + r"\s+\d{4})\.?$",  # in words
@@ -224,6 +225,8 @@ def _could_be_photographer(name: str) -> bool:
     words = name.split()
     if not words or len(words) > 5 or name.casefold() in _NOT_A_NAME or not _NAME.match(name):
         return False
+    if _PHOTO_SERVICE.search(name):
+        return False  # "SZ Photo", "Harbour Foto": a picture service's name
     first = words[0]
     return (first[:1].isupper() or first in _PARTICLES) and first.casefold() not in ("the", "a", "an")
 
@@ -382,6 +385,7 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
     return photographer, agencies, organisations
 
 
+_PHOTO_SERVICE = re.compile(r"\s(?:photos?|fotos?)$", re.I)
 # Not a lead-in of `is_credit`: AP captions start "FILE: In this photo ...".
 _FILE_LABEL = re.compile(r"^file\s*:\s*(?=\S)", re.I)
 # "Foto 1 de 1", "Photo 3 of 12": a slideshow's counter, not a credit.
@@ -408,6 +412,14 @@ _LICENCE = re.compile(
 )
 
 
+# A last sentence that gives a photo's licence ("Verwendung unter den Bedingungen der Creative Commons (BY-SA).",
+# "Used under a CC BY 2.0 licence.").
+_LICENCE_SENTENCE = re.compile(
+    r"(?<=[.!?])\s+[^.!?]*\b(?:creative\s+commons|CC[\s-]?BY|licen[sc]e[ds]?|lizenz\w*)\b(?:[^.!?]|\.(?=\d))*[.!?]?\s*$",
+    re.I,
+)
+
+
 def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     """Split a photo credit into (photographer, agency): "AP Photo/Emrah Gurel" -> ("Emrah Gurel", "AP").
 
@@ -417,6 +429,7 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     AFP, "Elias Funez/The Union via AP" -> The Union, "NASA via AP" -> NASA; a handout ("Governor's office
     of Kursk Region, via Reuters", "Pool photo by ...") names no photographer unless a person is named as
     taking it. A part is a person when it reads as a name and starts with a known first name."""
+    credit = re.sub(r"^\s*\([cC]\)\s*", "© ", credit)  # "(C) Dana Whitlow": the copyright sign as typed
     text = _FILE_LABEL.sub("", collapse(credit).strip(" .()"))  # "[File: Reuters]": an archive photo's credit
     if _ORIGIN_ONLY.match(text) or COUNTER_LABEL.match(text):
         return None, None  # "Submitted photo", "File photo": where the photo came from, nobody named
@@ -575,6 +588,8 @@ _TRAILING_BARE_LABEL = re.compile(
     r"(?<=[.!?\"”])\s+((?:[Pp]hoto|[Ff]oto|[Bb]ild|[Pp]icture|[Ii]mage)s?\s+[A-ZÀ-Þ@][^.!?:]{2,80}?)\s*\.?\s*$"
 )
 _TRAILING_AFTER_BAR = re.compile(r"\s+\|\s+([^|]{2,100}?)\s*$")
+# "... the harbour at dawn / Foto: Ines Rowe", "... / Фото з фейсбуку Ines Rowe": a labelled credit after a slash.
+_TRAILING_SLASH_LABEL = re.compile(r"\s+/\s+((?:photo|foto|фото|bild|image|picture)s?\b[^/]{2,100}?)\s*\.?\s*$", re.I)
 # "... in Braunau am Inn, Austria. Leonhard Foeger / Reuters file": a name and an agency after the last sentence.
 _TRAILING_NAME_SLASH = re.compile(
     r"(?<=[.!?\"”])(?<!\s[A-Z]\.)\s+((?:[A-Z]\.\s*)*[^.!?/]{2,60}?\s*/\s*[^.!?/]{2,60}?)\s*\.?\s*$"
@@ -597,6 +612,12 @@ def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
     text = paragraph.rstrip()
     if text.count(" ") >= MAX_CAPTION_WORDS:
         return None
+    # "... Bild: Ines Rowe auf Wikimedia Commons. Verwendung unter CC BY-SA.": the credit's licence, after it
+    licence = _LICENCE_SENTENCE.search(text)
+    if licence and licence.start() > 0:
+        split = split_caption(text[: licence.start()])
+        if split is not None:
+            return split[0], f"{split[1]}. {licence.group(0).strip(' .')}", split[2]
     source: Optional[str] = None
     credit: Optional[str] = None
     for _ in range(3):
@@ -618,13 +639,19 @@ def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
             continue
         break
     if credit is None:
-        for pattern in (_TRAILING_LABELLED, _TRAILING_AGENCY_SLASH, _TRAILING_AFTER_BAR, _TRAILING_NAME_SLASH):
+        for pattern in (
+            _TRAILING_LABELLED,
+            _TRAILING_AGENCY_SLASH,
+            _TRAILING_AFTER_BAR,
+            _TRAILING_SLASH_LABEL,
+            _TRAILING_NAME_SLASH,
+        ):
             m = pattern.search(text)
             # after a bar, a known agency alone is the credit too ("... in Tokyo. | KYODO")
             bare_agency = pattern is _TRAILING_AFTER_BAR and m and find_agency(m.group(1).strip(" .")) is not None
             if m and (is_credit(m.group(1)) or bare_agency):
                 credit = m.group(1).strip()
-                text = text[: m.start(1)].rstrip(" |–—-")
+                text = text[: m.start(1)].rstrip(" |–—-/")
                 break
     if credit is None and (m := _TRAILING_BARE_LABEL.search(text)) and is_credit(m.group(1)):
         named = parse_credit(m.group(1))

@@ -233,3 +233,49 @@ def test_an_archive_photos_caption_starting_with_file_stays_a_caption():
     caption = "FILE: Undated: The main beach of Harbour Island, a barrier island on the west coast"
     assert not is_credit(caption)
     assert split_caption(caption + ". (AP)") is None
+
+
+@pytest.mark.parametrize(
+    "paragraph, text, credit",
+    [
+        (
+            "The ferry leaves the harbour at dawn / Foto: Ines Rowe",
+            "The ferry leaves the harbour at dawn",
+            "Foto: Ines Rowe",
+        ),
+        (
+            "Паром виходить з гавані на світанку / Фото з фейсбуку Ines Rowe",
+            "Паром виходить з гавані на світанку",
+            "Фото з фейсбуку Ines Rowe",
+        ),
+        (
+            "The clock tower melts in the sun. Bild: Jesco Rowe auf Harbour Commons. Verwendung unter CC BY-SA 4.0.",
+            "The clock tower melts in the sun.",
+            "Bild: Jesco Rowe auf Harbour Commons. Verwendung unter CC BY-SA 4.0",
+        ),
+    ],
+)
+def test_a_labelled_credit_after_a_slash_or_before_its_licence_ends_a_caption(paragraph, text, credit):
+    assert split_caption(paragraph) == (text, credit, None)
+
+
+def test_a_slash_in_a_caption_or_a_licence_mentioned_in_it_is_no_credit():
+    assert split_caption("AC/DC play at Harbour Works / Jesco Rowe") is None
+    assert split_caption("The ferry leaves. Its licence was renewed in 2019.") is None
+    assert is_credit("Фото: Reuters") and parse_credit("Фото: Reuters") == (None, "Reuters")
+
+
+def test_a_picture_services_name_beside_an_agency_is_not_the_photographer():
+    assert parse_credit("© picture alliance/Harbour Photo|Jesco Rowe") == ("Jesco Rowe", "dpa")
+
+
+@pytest.mark.parametrize(
+    "credit, expected",
+    [
+        ("Hafenfoto/Gettyimages", ("Hafenfoto", "Getty Images")),
+        ("HT FILE PHOTO", (None, "HT")),
+        ("(C) Dana Whitlow", ("Dana Whitlow", None)),
+    ],
+)
+def test_an_agencys_web_name_a_file_photo_note_and_a_typed_copyright_sign(credit, expected):
+    assert parse_credit(credit) == expected

@@ -97,7 +97,8 @@ def test_a_caption_set_as_a_plain_block_after_its_picture_is_found_and_kept_out_
         + "</article>"
     )
     article = read(page("", body))
-    assert [c.text for c in article.captions] == [caption]
+    # the figure's number is a label, not what the photo shows (as "Photo:" is)
+    assert [c.text for c in article.captions] == [caption.removeprefix("Figure 2: ")]
     assert not any("low tide" in p for p in article.paragraphs)
 
 
@@ -123,6 +124,8 @@ def test_caption_markup_holding_no_description_gives_no_caption():
                 "Hide Caption",
                 "10 Bilder",
                 "0 Facebook Twitter Pinterest LinkedIn Reddit",
+                "- Anzeige -",
+                "Pour écouter l'entretien, cliquez sur l'icône ci-dessous.",
             ]
         )
     )
@@ -551,7 +554,7 @@ def test_a_numbered_figure_line_after_its_picture_is_its_caption_with_its_source
     )
     captions = read(page("", body)).captions
     assert [(c.text, c.credit, c.agency) for c in captions] == [
-        ("Abbildung 3: The snow pack in layers", "Quelle HTA Davos", "HTA Davos")
+        ("The snow pack in layers", "Quelle HTA Davos", "HTA Davos")
     ]
     assert parse_credit("HTA / Whitlow") == ("Whitlow", "HTA")
     assert parse_credit("Dana Whitlow/imagebank.harbour.se") == ("Dana Whitlow", "imagebank.harbour.se")
@@ -1003,3 +1006,97 @@ def test_a_donation_forms_field_labels_and_a_price_boxs_shipping_line_are_not_ca
         "</div>" + figures(["Crowds wait on the quay for the last crossing."])
     )
     assert [c.text for c in captions_in_story(blocks)] == ["Crowds wait on the quay for the last crossing."]
+
+
+def test_the_storys_own_gallery_set_in_an_aside_between_its_paragraphs_is_read_with_agency_lines():
+    slides = "".join(
+        f"<figure><amp-img src='/quay{i}.jpg' alt='{text}'></amp-img><figcaption><p>{text}</p><p>{agency}</p>"
+        "</figcaption></figure>"
+        for i, (text, agency) in enumerate(
+            [
+                ("Crowds wait on the quay for the last crossing", "Reuters"),
+                ("The ferry leaves the harbour at dawn", "AP"),
+                ("Cyclists cross the old bridge for the last time", "AFP via Getty Images"),
+            ]
+        )
+    )
+    gallery = "<div><div>The bridge's last week</div><aside><amp-carousel>" + slides + "</amp-carousel></aside></div>"
+    captions = captions_in_story(gallery)
+    assert [(c.text, c.agency) for c in captions] == [
+        ("Crowds wait on the quay for the last crossing", "Reuters"),
+        ("The ferry leaves the harbour at dawn", "AP"),
+        ("Cyclists cross the old bridge for the last time", "AFP"),
+    ]
+    # the same aside after the story's end, or linking to other stories, is a gallery of other news
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html() + "</article>" + gallery
+    assert read(page("", body)).captions == []
+    linked = gallery.replace("<figcaption>", "<figcaption><a href='/news/other'>More</a>")
+    assert captions_in_story(linked) == []
+    # an agency's name is a credit on the caption's last line only
+    named = figures(["<b>Reuters</b> reporters wait on the quay for the last crossing"])
+    assert [(c.text, c.credit) for c in captions_in_story(named)] == [
+        ("Reuters reporters wait on the quay for the last crossing", None)
+    ]
+
+
+def test_a_slideshow_storys_text_beside_each_picture_is_the_story_not_a_caption():
+    slide = (
+        "<div class='slide'><figure><img src='/s{0}.jpg' width='800'></figure><div class='entry-content'>"
+        "<p>Part {0}: the council met again on the quay and heard the engineers explain the bridge's age.</p>"
+        "</div></div>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + "".join(slide.format(i) for i in range(4)) + "</article>"
+    article = read(page("", body))
+    assert article.captions == []
+    assert any("Part 2: the council met again" in p for p in article.paragraphs)
+
+
+def test_the_headline_repeated_under_each_picture_of_a_slider_is_no_caption():
+    slider = "".join(f"<figure><img src='/b{i}.jpg'><figcaption>{HEADLINE}</figcaption></figure>" for i in range(4))
+    assert captions_in_story(slider) == []
+    assert [c.text for c in captions_in_story(figures([HEADLINE]))] == [HEADLINE]  # once: it may describe it
+
+
+def test_a_print_edition_line_beside_the_sites_logo_is_no_caption():
+    block = (
+        "<div><img src='/img/site_printlogo.png' alt='Harbour Times logo'>"
+        "<div>This article was printed from the address: www.harbourtimes.example/news/bridge-vote</div></div>"
+    )
+    assert captions_in_story(block) == []
+
+
+def test_a_credited_description_of_the_lead_photo_is_its_caption_when_the_page_shows_none():
+    lead = "<img src='/bridge.jpg' alt='The old harbour bridge at dusk | Bildquelle: Harbour Times/Ines Rowe'>"
+    captions = read(page("", f"<article>{lead}<h1>{HEADLINE}</h1>" + paragraphs_html() + "</article>")).captions
+    assert [(c.text, c.photographer, c.agency) for c in captions] == [
+        ("The old harbour bridge at dusk", "Ines Rowe", "Harbour Times")
+    ]
+    copyright_sign = lead.replace(" | Bildquelle: ", " © ")
+    captions = read(page("", f"<article>{copyright_sign}<h1>{HEADLINE}</h1>" + paragraphs_html() + "</article>"))
+    assert [c.credit for c in captions.captions] == ["© Harbour Times/Ines Rowe"]
+    # a description without a credit, a teaser's picture or a photo after a shown caption: not read
+    for block in (
+        "<img src='/bridge.jpg' alt='The old harbour bridge at dusk'>",
+        f"<div class='teaser'>{lead}</div>",
+        f"<a href='/news/other'>{lead}</a>",
+    ):
+        body = f"<article>{block}<h1>{HEADLINE}</h1>" + paragraphs_html() + "</article>"
+        assert read(page("", body)).captions == [], block
+    shown = figures(["The ferry leaves the harbour at dawn."]) + lead
+    assert [c.text for c in captions_in_story(shown)] == ["The ferry leaves the harbour at dawn."]
+
+
+def test_a_story_in_the_main_column_of_a_layout_named_for_its_sidebar_keeps_its_captions():
+    story = (
+        paragraphs_html(STORY[:2]) + figures(["The old bridge seen from the east bank."]) + paragraphs_html(STORY[2:])
+    )
+    body = (
+        f"<header><h1>{HEADLINE}</h1></header><div class='lay-sidebar'><div class='sidebar__main'>{story}</div>"
+        "<div class='sidebar__side'>Most read</div></div>"
+    )
+    assert [c.text for c in read(page("", body)).captions] == ["The old bridge seen from the east bank."]
+    # a sidebar whose inner block is named for its content stays a sidebar
+    teasers = figures(["Ferry fares rise again in spring", "A new lighthouse keeper for the point"])
+    side = f"<div class='sidebar'><div class='sidebar-content'><h3>Most read</h3>{teasers}</div></div>"
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html() + "</article>" + side
+    assert read(page("", body)).captions == []

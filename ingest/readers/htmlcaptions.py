@@ -40,6 +40,7 @@ from .htmlnames import (
     removed,
     tags_in,
     word_count_upto,
+    wraps_main_column,
 )
 
 # "caption" in the languages of the archive's pages: German Bildunterschrift/Bildtext, French and German
@@ -297,7 +298,10 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
                 _credit_beside_caption(found, tags, order, ends, tag, credit)
             tag.decompose()
     in_page_order = [c for _, c in sorted(found, key=lambda pair: order.get(id(pair[0]), len(order)))]
-    kept = [c for c in _unique(_without_labels(in_page_order)) if is_caption_text(c.text)]
+    heading = first_heading(root)
+    kept = [c for c in _unique(_without_labels(in_page_order, heading and _text(heading))) if is_caption_text(c.text)]
+    if not kept:
+        kept = _credited_alt_caption(root, site)
     for caption in kept:
         caption.image_url = _absolute(caption.image_url, base_url)
     spread_article_credit(root, kept)  # "Fotos: Harbour Works" once for the whole article
@@ -321,12 +325,14 @@ def _heading_only(tag: Tag) -> bool:
     return bool(headings) and sum(len(_text(h)) for h in headings) >= len(_text(tag)) - 1
 
 
-def _without_labels(captions: list[CaptionData]) -> list[CaptionData]:
+def _without_labels(captions: list[CaptionData], headline: Optional[str]) -> list[CaptionData]:
     """Drop a short text standing under three or more pictures ("Download graphic", "Enlarge"): a control's
-    label repeated by the page's template, not what any one photo shows."""
+    label repeated by the page's template, not what any one photo shows; so is the story's headline set under
+    each picture of its slider."""
     pictures: dict[str, set] = {}
     for caption in captions:
-        if len(caption.text.split()) <= MAX_LABEL_WORDS:
+        short = len(caption.text.split()) <= MAX_LABEL_WORDS
+        if short or headline and _agreement(headline, caption.text) >= ALT_AGREEMENT:
             pictures.setdefault(_key(caption.text), set()).add(caption.image_url)
     return [c for c in captions if len(pictures.get(_key(c.text), ())) < MIN_LABEL_REPEATS]
 
@@ -451,19 +457,54 @@ def _photo_aside(tag: Tag, seen: dict[int, bool]) -> bool:
     for block in around:
         if id(block) not in seen:
             inside = tags_in(block)
-            pictures = sum(t.name in ("img", "video") for t in inside)
+            pictures = sum(t.name in ("img", "amp-img", "video") for t in inside)
             linked = any(t.name == "a" and t.get("href") for t in inside)
             headed = any(
                 t.name in _ALL_HEADINGS and t is not tag and not any(p is tag for p in t.parents) for t in inside
             )
             own = word_count_upto(block, 200) - word_count_upto(tag, 200)
-            seen[id(block)] = pictures == 1 and own <= 3 and not headed and not linked
+            alone = pictures == 1 and own <= 3 and not headed
+            seen[id(block)] = not linked and (alone or pictures > 1 and _story_gallery(block))
         if not seen[id(block)]:
             return False
     return True
 
 
 _ALL_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+# A paragraph of the story has at least this many words; a gallery is set in the story when such paragraphs
+# stand right before and after it (or the wrapper it is the last or first block of, this many levels up).
+MIN_STORY_PARAGRAPH_WORDS = 12
+MAX_WRAPPER_LEVELS = 2
+
+
+def _story_gallery(block: Tag) -> bool:
+    """A gallery of the story's photos: set in the story's text, its captions say what each photo shows and
+    none carries a heading of its own (a gallery of other news titles each item)."""
+    captions = block.find_all("figcaption")
+    return not any(first_descendant(c, _ALL_HEADINGS) for c in captions) and _between_story_text(block)
+
+
+def _between_story_text(block: Tag) -> bool:
+    """A gallery of the story's own photos set in its text: a paragraph of the story stands before and after
+    it. A gallery of other news ("In pictures") stands beside the story or after its end."""
+    for _ in range(MAX_WRAPPER_LEVELS + 1):
+        before, after = block.find_previous_sibling(), block.find_next_sibling()
+        if _story_paragraph(before) and _story_paragraph(after):
+            return True
+        block = block.parent
+        if block is None or block.name in _NEVER:
+            return False
+    return False
+
+
+def _story_paragraph(tag: Optional[Tag]) -> bool:
+    if tag is None or tag.name not in ("p", "div") or is_furniture(tag) or first_descendant(tag, _PICTURES):
+        return False
+    words = word_count_upto(tag, MIN_STORY_PARAGRAPH_WORDS)
+    linked = sum(word_count_upto(a, MIN_STORY_PARAGRAPH_WORDS) for a in tag.find_all("a"))
+    return words >= MIN_STORY_PARAGRAPH_WORDS and linked * 2 < words
+
+
 MAX_PLAYLIST_DEPTH = 8
 
 
@@ -485,7 +526,7 @@ def _in_gallery_aside(tag: Tag, seen: dict[int, bool]) -> bool:
     for parent in tag.parents:
         if parent.name == "[document]" or not is_furniture(parent):
             continue
-        if id(parent) not in seen and holds_headline(parent):
+        if id(parent) not in seen and (holds_headline(parent) or wraps_main_column(parent)):
             seen[id(parent)] = False  # a layout wrapper around the story, named for the sidebar beside it
         if id(parent) not in seen:
             words = word_count_upto(parent, 20 * MAX_FURNITURE_WORDS)
@@ -604,6 +645,15 @@ _BYLINE_START = re.compile(r"^(?:by|von|par|por|di|door|av|af)\s", re.I)
 _EMPHASIS = frozenset({"em", "i", "small", "center", "cite"})
 
 
+# "site-logo.png", "ts_printlogo.png", alt="Harbour Times logo": the site's sign, not a photo.
+_LOGO = re.compile(r"logo(?![a-z])", re.I)
+
+
+def _logo(img: Tag) -> bool:
+    name = urlsplit(str(img.get("src") or "")).path.rsplit("/", 1)[-1]
+    return bool(_LOGO.search(name) or _LOGO.search(str(img.get("alt") or "")))
+
+
 def _small_picture(img: Tag) -> bool:
     for attribute in ("width", "height"):
         value = str(img.get(attribute) or "").strip().removesuffix("px")
@@ -623,7 +673,7 @@ def _captions_beside_pictures(root: BeautifulSoup | Tag, site: Optional[str]) ->
         holder, box = img, img.parent
         while box is not None and box.name not in _NEVER and not _text(box):
             holder, box = box, box.parent
-        if box is None or any(_NOT_PHOTO_WORDS & name_words(t) for t in _up_to(img, box)):
+        if box is None or any(_NOT_PHOTO_WORDS & name_words(t) for t in _up_to(img, box)) or _logo(img):
             continue  # an author's head shot, a logo, an ad (named on the picture or a block up to its box)
         block = _box_caption(box, holder) or _line_after(holder)
         if block is None or _teaser(block, site):
@@ -679,6 +729,35 @@ def _captions_in_attributes(root: BeautifulSoup | Tag, site: Optional[str]) -> l
             caption.image_url = _image_address(img) if img is not None else str(tag.get("href"))
             found.append((tag, caption))
     return found
+
+
+# A credit's mark in a picture's description: "©", "Bildquelle:", "Foto:", "Photo:".
+_CREDIT_MARK = re.compile(r"©|\b(?:bildquelle|fotoquelle|foto|photo|bild|image|credit)s?\s*:", re.I)
+
+
+def _credited_alt_caption(root: BeautifulSoup | Tag, site: Optional[str]) -> list[CaptionData]:
+    """On a page that shows no caption, the lead photo's description when it ends in the photo's credit ("The
+    ferry at dawn | Bildquelle: dpa", "... © Ines Rowe"): a caption written by the editor, shown on hover. Only
+    the first photo of the page's content is looked at; other pictures' descriptions are often tooltips."""
+    for img in tags_in(root):
+        if img.name != "img" or removed(img) or _small_picture(img) or _logo(img) or in_furniture(img):
+            continue
+        if img.find_parent("a") is not None or any(_TEASER_PHOTO_WORDS & name_words(p) for p in img.parents):
+            continue  # a teaser's picture, an author's head shot, a picture that links elsewhere
+        alt = collapse(str(img.get("alt") or ""))
+        # "The ferry at dawn © Ines Rowe/Harbour Times": a copyright sign opens the credit after any word
+        split = split_caption(alt) or ((m["text"], m["credit"]) if (m := _TRAILING_COPYRIGHT.match(alt)) else None)
+        if split is None or not _CREDIT_MARK.search(split[1]):
+            return []
+        caption = caption_from_parts(_clean_caption_text(split[0]), split[1])
+        if len(caption.text.split()) < MIN_LAYOUT_CAPTION_WORDS or not is_caption_text(caption.text):
+            return []
+        caption.image_url = _image_address(img)
+        return [caption]
+    return []
+
+
+_TEASER_PHOTO_WORDS = _NOT_PHOTO_WORDS | {"teaser", "teaserbox", "promo"}
 
 
 def _names_the_page(tag: Tag, text: str) -> bool:
@@ -749,9 +828,23 @@ def _box_caption(box: Tag, holder: Tag) -> Optional[Tag]:
         texts = texts[1:]  # the credit's line, then the caption's ("<img><div>Ines Rowe/AP</div><div>Text</div>")
     if len(texts) != 1 or first_descendant(box, _CONTROLS + ("math", "time")) is not None:
         return None  # several lines (a teaser's title, author and date), a button's label, a formula
+    if _story_named(box):
+        return None  # a slideshow story's slide: its picture, then the story's text ("<div class=entry-content>")
     if sum(1 for t in box.find_all("img") if not _small_picture(t)) != 1 or _links_or_headings(box):
         return None
     return box
+
+
+# Names of the story's text ("entry-content", "article-body", "post-content"): what such a block holds is the
+# story, unless the name says it is a picture's ("media-body", "image-content").
+_STORY_TEXT_WORDS = frozenset({"content", "entry", "body"})
+
+
+def _story_named(block: Tag) -> bool:
+    return any(
+        _STORY_TEXT_WORDS & words and not (PICTURE_BOX_WORDS | CAPTION_WORDS) & words
+        for words in (name_words(t) for t in (block, *block.find_all(True)))
+    )
 
 
 def _line_after(holder: Tag) -> Optional[Tag]:
@@ -949,18 +1042,7 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
     if not credits:
         # A credit kept in the picture's attribute ("<img data-credit=...>" above a <figcaption>)
         credits += [c for c in map(_clean_credit, _attribute_credits(scope)) if c][:1]
-    # A credit in an element of its own inside the caption, unnamed ("<figcaption><span>Photo: Adil
-    # Boukind</span> The scooters...</figcaption>"): known by its text.
-    whole = _key(_text(group))
-    for node in [t for t in tags_in(group) if t.name in _INLINE_CREDIT_TAGS]:
-        if removed(node) or first_descendant(node, ("p", "div", "br")) is not None:
-            continue
-        text = _text(node)
-        if 2 <= len(text) <= MAX_CREDIT_CHARS and _key(text) != whole and is_credit(text.strip(" ()")):
-            credit = _clean_credit(text)
-            if credit and credit not in credits:
-                credits.append(credit)
-            node.decompose()
+    _inline_credits(group, credits)
     for node in tags_in(group):
         if removed(node):
             continue
@@ -998,6 +1080,34 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
             captions[-1].image_url = address
     (scope if scope is figure else group).decompose()
     return captions
+
+
+def _inline_credits(group: Tag, credits: list[str]) -> None:
+    """A credit in an element of its own inside the caption, unnamed ("<figcaption><span>Photo: Adil
+    Boukind</span> The scooters...</figcaption>"): known by its text, added to `credits` and removed."""
+    whole = _key(_text(group))
+    for node in [t for t in tags_in(group) if t.name in _INLINE_CREDIT_TAGS]:
+        if removed(node) or first_descendant(node, ("p", "div", "br")) is not None:
+            continue
+        text = _text(node)
+        if _key(text) == whole or not 2 <= len(text) <= MAX_CREDIT_CHARS:
+            continue
+        # the caption's last line holding only an agency's name ("<p>Text</p><p>Reuters</p>") is its credit
+        if is_credit(text.strip(" ()")) or find_agency(text.strip(" ()")) and _last_line(node, group):
+            credit = _clean_credit(text)
+            if credit and credit not in credits:
+                credits.append(credit)
+            node.decompose()
+
+
+def _last_line(node: Tag, group: Tag) -> bool:
+    """No text of `group` comes after `node`."""
+    for later in node.next_elements:
+        if not any(p is group for p in later.parents):
+            return True  # past the group's end
+        if isinstance(later, NavigableString) and later.strip() and not any(p is node for p in later.parents):
+            return False
+    return True
 
 
 def _described_credit(scope: Tag, text: str) -> Optional[str]:
@@ -1210,7 +1320,8 @@ _LINKS_LABEL = re.compile(
     re.I,
 )
 _INSTRUCTION = re.compile(
-    r"^(?:click|tap|klicken|cliquez|haga\s+clic|rate\s+this)\b|\b(?:click|tap)\s+(?:on|here)\b|\bein\s+klick\s+auf\b",
+    r"^(?:click|tap|klicken|cliquez|haga\s+clic|rate\s+this)\b|\b(?:click|tap)\s+(?:on|here)\b|\bein\s+klick\s+auf\b"
+    r"|\b(?:cliquez|klicken\s+sie|haga\s+clic|fai\s+clic)\s+(?:sur|auf|en|su)\b",  # "..., cliquez sur l'icône"
     re.I,
 )
 # A time alone ("16 days ago", "Published Nov 8, 2023"), a shop's listing ("Sneaker blue 59,99 € Zum Shop").
@@ -1242,7 +1353,10 @@ _TEASER_BYLINE = re.compile(
 # "Symbolbild:", "Légende :").
 _FOOTNOTE_MARKS = re.compile(r"(?:\s*\[\d{1,3}\])+\s*$")
 _CAPTION_LABEL = re.compile(
-    r"^(?:bild|symbolbild|symbolfoto|archivbild|caption|bildunterschrift|l[ée]gende|leyenda|didascalia)\s*:\s*", re.I
+    r"^(?:bild|symbolbild|symbolfoto|archivbild|caption|bildunterschrift|l[ée]gende|leyenda|didascalia)\s*:\s*"
+    # a numbered figure's label ("Abb. 2: Die Fähre", "Figure 3. The harbour"): the number, not the picture
+    r"|^(?:fig(?:ure)?|abb(?:ildung)?|bild|image|photo|foto|figura)\.?\s*\d+\s*[:.]\s+(?=\S)",
+    re.I,
 )
 # What a credit alone says where a caption would stand ("Reprodução": reproduced from another publication).
 _CREDIT_WORD = re.compile(r"^(?:reprodu[çc][ãa]o|reproducci[óo]n|reproduction|divulga[çc][ãa]o|handout|archiv)$", re.I)
@@ -1260,7 +1374,7 @@ def is_caption_text(text: str) -> bool:
         return False
     if _LABEL_ONLY.match(bare) or _FILE_NAME.match(bare) or _RIGHTS_NOTICE.search(bare):
         return False
-    if _TOGGLE_ONLY.match(bare) or _COUNTER.match(bare) or _AD_LABEL.match(bare):
+    if _TOGGLE_ONLY.match(bare) or _COUNTER.match(bare) or _AD_LABEL.match(bare.strip(" -–—")):
         return False
     if _LINKS_LABEL.match(bare) or _INSTRUCTION.search(bare) or _TEASER_BYLINE.match(bare):
         return False

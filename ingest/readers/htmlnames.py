@@ -191,8 +191,26 @@ def in_furniture(tag: Tag) -> bool:
         is_furniture(parent)
         and word_count_upto(parent, MAX_FURNITURE_WORDS) < MAX_FURNITURE_WORDS
         and not holds_headline(parent)
+        and not wraps_main_column(parent)
         for parent in tag.parents
         if parent.name != "[document]"
+    )
+
+
+# A layout's main column, named as an element of the layout's block ("lay-sidebar" > "sidebar__main").
+MAIN_COLUMN_WORDS = frozenset({"main"})
+
+
+def wraps_main_column(block: Tag) -> bool:
+    """A layout named for its sidebar whose own block holds the main column ("<div class=lay-sidebar><div
+    class=sidebar__main>story</div><aside>...</aside>"): a wrapper around the story, not furniture. Only named
+    blocks count: an `<aside>`, a `<nav>` or a banner is furniture whatever it holds."""
+    if block.name in FURNITURE_TAGS or str(block.get("role") or "").lower() in FURNITURE_ROLES:
+        return False
+    furniture = name_words(block) & FURNITURE_WORDS  # "sidebar": the main column is the sidebar layout's "main"
+    return any(
+        isinstance(c, Tag) and MAIN_COLUMN_WORDS & (words := name_words(c)) and furniture & words
+        for c in block.children
     )
 
 
