@@ -163,7 +163,7 @@ _LEAD_IN = re.compile(
     r"(?:\s*(?:\.{2,}|…)\s*|\s*:\s*|\s+by\s+|\s+|(?<=©))"
     # labels that are also words of a caption ("Symbolbild Rettungsdienst"): a credit only before a colon
     r"|^(?:symbolbild|symbolfoto|archivbild|archivfoto|titelbild|titelfoto|bildquelle|fotoquelle|bildrechte|"
-    r"bildnachweis|fotonachweis)\s*:\s*",
+    r"bildnachweis|fotonachweis|imagen|imagem|immagine)\s*:\s*",
     re.I,
 )
 # A screenshot's source: "Screenshot: Harbour TV", "Screenshot aus Twitter" (not "Screenshot of the menu").
@@ -430,6 +430,7 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     of Kursk Region, via Reuters", "Pool photo by ...") names no photographer unless a person is named as
     taking it. A part is a person when it reads as a name and starts with a known first name."""
     credit = re.sub(r"^\s*\([cC]\)\s*", "© ", credit)  # "(C) Dana Whitlow": the copyright sign as typed
+    credit = _TRAILING_ADDRESS.sub("", credit)  # "Foto: Jesco Rowe, CC BY-SA 3.0, https://...": the source's address
     text = _FILE_LABEL.sub("", collapse(credit).strip(" .()"))  # "[File: Reuters]": an archive photo's credit
     if _ORIGIN_ONLY.match(text) or COUNTER_LABEL.match(text):
         return None, None  # "Submitted photo", "File photo": where the photo came from, nobody named
@@ -449,7 +450,7 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
         text = _LEAD_IN.sub("", text).strip()
     pool = bool(re.match(r"^pool\b", text, re.I))
     courtesy = bool(re.match(r"^(?:photo\s+)?(?:courtesy|care\s+of)\b", text, re.I))  # "Care of X": X's own
-    text = re.sub(r"^(?:pool\s+)?(?:photo\s+)?(?:courtesy(?:\s+of)?|care\s+of|by)\s+", "", text, flags=re.I)
+    text = re.sub(r"^(?:pool\s+)?(?:photo\s+)?(?:courtesy(?:\s+of)?|care\s+of|by|von)\s+", "", text, flags=re.I)
     text = _LEADING_LICENCE.sub("", text)
     while (shorter := _LICENCE.sub("", text)) != text:
         text = shorter  # "Dana Whitlow, Lizenz CC BY-SA 4.0": the licence, then its label
@@ -576,7 +577,8 @@ def is_credit(text: str) -> bool:
 _TRAILING_PARENS = re.compile(r"\s*(?:\(([^()]{1,160})\)|\[([^\[\]]{1,160})\])\s*\.?\s*$")
 # Unbracketed credits at the end: "... on Friday. Photograph: Peter Byrne/PA" or "... REUTERS/Kevin Lamarque".
 _TRAILING_LABELLED = re.compile(
-    r"(?:(?<=[.!?\"”])|^)\s*(?:[–—-]\s+)?((?:(?:photo|image|picture)\s+credit|credit|photo(?:graph(?:er)?)?|foto|picture|image|bild)s?"
+    r"(?:(?<=[.!?\"”])|^)\s*(?:[–—-]\s+)?((?:(?:photo|image|picture)\s+credit|credit|photo(?:graph(?:er)?)?|foto|picture|image|"
+    r"imagen|imagem|immagine|bild)s?"
     r"\s*(?::|by)\s*"
     # a dot only inside a name ("Harbourpics.com") or after a short abbreviation ("Theater St. Gallen")
     r"(?:[^.:]|\.(?=\w))(?:[^.:]|\.(?=\w)|(?<=\b[A-Z][a-z])\.(?=\s[A-Z])){1,99}?)\s*\.?\s*$",
@@ -589,7 +591,13 @@ _TRAILING_BARE_LABEL = re.compile(
 )
 _TRAILING_AFTER_BAR = re.compile(r"\s+\|\s+([^|]{2,100}?)\s*$")
 # "... the harbour at dawn / Foto: Ines Rowe", "... / Фото з фейсбуку Ines Rowe": a labelled credit after a slash.
-_TRAILING_SLASH_LABEL = re.compile(r"\s+/\s+((?:photo|foto|фото|bild|image|picture)s?\b[^/]{2,100}?)\s*\.?\s*$", re.I)
+_TRAILING_SLASH_LABEL = re.compile(
+    r"\s+/\s+((?:(?:photo|foto|фото|bild|image|picture)s?\b|autor\s*:|fot\.)[^/]{2,100}?)\s*\.?\s*$", re.I
+)
+# "... warme Tage? (c) Harbour Tourismus | hafenfoto.at": a copyright sign opening the credit after a sentence.
+_TRAILING_COPYRIGHT_SIGN = re.compile(r"(?<=[.!?\"”])\s+((?:©|\([cC]\))\s*[^©]{2,100}?)\s*$")
+# "... Foto: Jesco Rowe, CC BY-SA 3.0, https://commons.example.org/file/12": the credit's source address.
+_TRAILING_ADDRESS = re.compile(r",?\s+https?://\S+$")
 # "... in Braunau am Inn, Austria. Leonhard Foeger / Reuters file": a name and an agency after the last sentence.
 _TRAILING_NAME_SLASH = re.compile(
     r"(?<=[.!?\"”])(?<!\s[A-Z]\.)\s+((?:[A-Z]\.\s*)*[^.!?/]{2,60}?\s*/\s*[^.!?/]{2,60}?)\s*\.?\s*$"
@@ -612,12 +620,12 @@ def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
     text = paragraph.rstrip()
     if text.count(" ") >= MAX_CAPTION_WORDS:
         return None
-    # "... Bild: Ines Rowe auf Wikimedia Commons. Verwendung unter CC BY-SA.": the credit's licence, after it
-    licence = _LICENCE_SENTENCE.search(text)
-    if licence and licence.start() > 0:
-        split = split_caption(text[: licence.start()])
-        if split is not None:
-            return split[0], f"{split[1]}. {licence.group(0).strip(' .')}", split[2]
+    # "... Bild: Ines Rowe auf Wikimedia Commons. Verwendung unter CC BY-SA.": the credit's licence, after it;
+    # "..., https://commons.example.org/file/12": its address
+    for after, joint in ((_LICENCE_SENTENCE, ". "), (_TRAILING_ADDRESS, ", ")):
+        tail = after.search(text)
+        if tail and tail.start() > 0 and (split := split_caption(text[: tail.start()])) is not None:
+            return split[0], f"{split[1]}{joint}{tail.group(0).strip(' .,')}", split[2]
     source: Optional[str] = None
     credit: Optional[str] = None
     for _ in range(3):
@@ -644,6 +652,7 @@ def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
             _TRAILING_AGENCY_SLASH,
             _TRAILING_AFTER_BAR,
             _TRAILING_SLASH_LABEL,
+            _TRAILING_COPYRIGHT_SIGN,
             _TRAILING_NAME_SLASH,
         ):
             m = pattern.search(text)

@@ -279,3 +279,32 @@ def test_a_picture_services_name_beside_an_agency_is_not_the_photographer():
 )
 def test_an_agencys_web_name_a_file_photo_note_and_a_typed_copyright_sign(credit, expected):
     assert parse_credit(credit) == expected
+
+
+@pytest.mark.parametrize(
+    "paragraph, text, credit",
+    [
+        (
+            "Who says cycling is only for warm days? (c) Harbour Tourism | hafenfoto.example",
+            "Who says cycling is only for warm days?",
+            "(c) Harbour Tourism | hafenfoto.example",
+        ),
+        (
+            "A rack railway in the vineyard. Foto: Von Jesco Rowe, CC BY-SA 3.0, https://commons.example.org/f?id=17",
+            "A rack railway in the vineyard.",
+            "Foto: Von Jesco Rowe, CC BY-SA 3.0, https://commons.example.org/f?id=17",
+        ),
+        ("El ferry sale del puerto al amanecer. Imagen: Harbour Press", "El ferry sale del puerto al amanecer.", None),
+    ],
+)
+def test_a_copyright_sign_or_an_address_after_the_last_sentence_is_part_of_the_credit(paragraph, text, credit):
+    split = split_caption(paragraph)
+    assert split is not None and split[0] == text
+    assert split[1] == (credit or paragraph[len(text) :].strip(" ."))
+    assert parse_credit("Foto: Von Jesco Rowe, CC BY-SA 3.0, https://commons.example.org/f?id=17")[1] == "Jesco Rowe"
+
+
+def test_a_caption_starting_with_the_word_image_is_no_credit():
+    caption = "Imagen de la base antártica en primer plano, tomada hace unos días, casi sin nieve"
+    assert not is_credit(caption) and split_caption(caption) is None
+    assert is_credit("Imagen: Harbour Press") and is_credit("Imagem: Divulgação/Harbour FC")

@@ -203,7 +203,7 @@ _SPACE_INSIDE_BRACKETS = re.compile(r"\(\s+(?=\S)|(?<=\S)\s+\)")
 
 def _clean_caption_text(text: str) -> str:
     text = _HIDDEN_LABEL.sub("", _LEADING_COUNTER.sub("", _LEADING_FILE_NAME.sub("", text.lstrip())))
-    text = text.lstrip(" /|·•")  # a credit's separator left over
+    text = text.lstrip(" /|·•.")  # a credit's separator left over, or a stray full stop
     text = _TEMPLATE_COUNTER.sub("", text)  # "... © Ines Rowe --pageNumber-- von --total--"
     text = _SPACE_BEFORE_STOP.sub(r"\1", _FOOTNOTE_MARKS.sub("", text))
     text = _SPACE_INSIDE_BRACKETS.sub(lambda m: m.group(0).replace(" ", ""), text)  # "( WFP )" -> "(WFP)"
@@ -1391,7 +1391,7 @@ def is_caption_text(text: str) -> bool:
     least = 1 if len(words) == 1 else max(2, len(words) - 1)
     if words and sum(w in _SOCIAL or w.isdigit() for w in words) >= least:
         return False
-    if bare.startswith(("©", "(c)", "Copyright")) or find_agency(bare) is not None or is_credit(bare):
+    if text.lstrip().startswith(("©", "(c)", "(C)", "Copyright")) or find_agency(bare) is not None or is_credit(bare):
         return False
     if text.strip().startswith("(") and any(find_agency(p) for p in re.split(r"\s*/\s*|\s+via\s+", bare)):
         return False  # "(Getty Images via @daylife)"
