@@ -19,6 +19,10 @@ from pathlib import Path
 
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from ingest.errors import InputError  # noqa: E402
+from ingest.normalise import decode_bytes  # noqa: E402
+
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 BLOCKS = {
     "p",
@@ -58,7 +62,11 @@ BLOCKS = {
 
 def page_html(set_name: str, page: str) -> str:
     data = gzip.decompress((CORPUS / set_name / "html" / f"{page}.html.gz").read_bytes())
-    return data.decode("utf-8", "replace")
+    # decoded as a browser would: UTF-8, else the encoding detected (a windows-1250 or Latin-1 page reads right)
+    try:
+        return decode_bytes(data)[0]
+    except InputError:
+        return data.decode("utf-8", "replace")
 
 
 def render(node: Tag, out: list[str]) -> None:
