@@ -158,8 +158,8 @@ def source_for(name: str) -> str:
 
 
 _LEAD_IN = re.compile(
-    r"^(?:(?:photo|image|picture|video|bild)\s*(?:credit|source|copyright|quelle)|credits?|photos?|photograph(?:s|er)?|"
-    r"pictures?|images?|foto|fotos?|fot\.|bild|illustration|copyright|quelle|cr[ée]ditos?|cr[ée]dits?|фото|©|\(c\))"
+    r"^(?:(?:photo|image|picture|video|bild)\s*(?:credits?|source|copyright|quelle)|credits?|photos?|photograph(?:s|er)?|"
+    r"pictures?|images?|foto|fot[oó]s?|fot\.|bild|illustration|copyright|quelle|cr[ée]ditos?|cr[ée]dits?|фото|©|\(c\))"
     r"(?:\s*(?:\.{2,}|…)\s*|\s*:\s*|\s+by\s+|\s+|(?<=©))"
     # labels that are also words of a caption ("Symbolbild Rettungsdienst"): a credit only before a colon
     r"|^(?:symbolbild|symbolfoto|archivbild|archivfoto|titelbild|titelfoto|bildquelle|fotoquelle|bildrechte|"
@@ -587,7 +587,7 @@ _TRAILING_LABELLED = re.compile(
 # "Rep. Mark Meadows. | Alex Wong/Getty Images": a credit after a bar.
 # "... Datacenter. Foto Ines Rowe via Unsplash": the label without its colon, before a name (checked as a credit).
 _TRAILING_BARE_LABEL = re.compile(
-    r"(?<=[.!?\"”])\s+((?:[Pp]hoto|[Ff]oto|[Bb]ild|[Pp]icture|[Ii]mage)s?\s+[A-ZÀ-Þ@][^.!?:]{2,80}?)\s*\.?\s*$"
+    r"(?<=[.!?\"”])\s+((?:[Pp]hoto|PHOTO|[Ff]oto|FOTO|[Bb]ild|[Pp]icture|[Ii]mage)s?\s+[A-ZÀ-Þ@][^.!?:]{2,80}?)\s*\.?\s*$"
 )
 _TRAILING_AFTER_BAR = re.compile(r"\s+\|\s+([^|]{2,100}?)\s*$")
 # "... the harbour at dawn / Foto: Ines Rowe", "... / Фото з фейсбуку Ines Rowe": a labelled credit after a slash.

@@ -308,3 +308,13 @@ def test_a_caption_starting_with_the_word_image_is_no_credit():
     caption = "Imagen de la base antártica en primer plano, tomada hace unos días, casi sin nieve"
     assert not is_credit(caption) and split_caption(caption) is None
     assert is_credit("Imagen: Harbour Press") and is_credit("Imagem: Divulgação/Harbour FC")
+
+
+def test_credit_labels_with_an_accent_in_the_plural_or_in_capitals():
+    assert parse_credit("Fotó: Ines Rowe / MTI") == ("Ines Rowe", "MTI")
+    assert is_credit("Photocredits HARBOUR: Ines Rowe")
+    assert split_caption("The ferry leaves the quay at dawn. FOTO Ines Rowe.") == (
+        "The ferry leaves the quay at dawn.",
+        "FOTO Ines Rowe",
+        None,
+    )

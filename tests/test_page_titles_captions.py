@@ -875,6 +875,8 @@ def test_a_gallerys_lightbox_titles_beside_a_captioned_photo_are_each_photos_cap
         "<a data-lightbox='gallery' href='/big/quay.jpg' title='Crowds wait on the quay for the ferry.'>"
         "<img src='/quay-56.jpg'></a><a class='zoomimage' href='/big/crane.jpg' title='A crane lifts the last span "
         "(Vergrößerung öffnet sich in einem neuen Fenster)'><img src='/crane-56.jpg'></a>"
+        "<a data-lightbox='gallery' href='/big/buoy.jpg' title='A buoy marks the channel (Vergrößerung öffnet sich im "
+        "neuen Fenster)'><img src='/buoy-56.jpg'></a>"
         "<a data-fancybox='g' href='/big/ferry.jpg' data-caption='Archivfoto: Harbour Times - The ferry leaves the "
         "quay at dawn'><img src='/ferry-56.jpg'></a>"
         "<a data-lightbox='gallery' href='/big/x.jpg' title='Ines Rowe portrait.jpg (21 KB)'><img src='/x.jpg'></a></div>"
@@ -884,6 +886,7 @@ def test_a_gallerys_lightbox_titles_beside_a_captioned_photo_are_each_photos_cap
         ("The old bridge seen from the east bank.", None),
         ("Crowds wait on the quay for the ferry.", None),
         ("A crane lifts the last span", None),
+        ("A buoy marks the channel", None),
         ("The ferry leaves the quay at dawn", "Harbour Times"),
     ]
 

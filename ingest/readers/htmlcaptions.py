@@ -84,7 +84,7 @@ _COUNTER = re.compile(
 _TOGGLE = re.compile(
     r"(?:\s*(?:\.{3}|…))?\s*\b(?:(?:read|show|see)\s+)?(?:more|less)\s*$"
     # a link's notice for screen readers: "(Vergrößerung öffnet sich in einem neuen Fenster)", "(opens in a new window)"
-    r"|\s*\((?:[^()]{0,30}\s)?(?:öffnet\s+sich\s+in\s+einem\s+neuen\s+fenster|opens\s+in\s+a\s+new\s+(?:window|tab))\)\s*$",
+    r"|\s*\((?:[^()]{0,30}\s)?(?:öffnet\s+sich\s+(?:in\s+einem|im)\s+neuen\s+fenster|opens\s+in\s+a\s+new\s+(?:window|tab))\)\s*$",
     re.I,
 )
 _TOGGLE_ONLY = re.compile(
