@@ -125,6 +125,7 @@ def test_caption_markup_holding_no_description_gives_no_caption():
                 "10 Bilder",
                 "0 Facebook Twitter Pinterest LinkedIn Reddit",
                 "- Anzeige -",
+                "Average (Not Rated)",
                 "Pour écouter l'entretien, cliquez sur l'icône ci-dessous.",
             ]
         )

@@ -1326,6 +1326,9 @@ _INSTRUCTION = re.compile(
 )
 # A time alone ("16 days ago", "Published Nov 8, 2023"), a shop's listing ("Sneaker blue 59,99 € Zum Shop").
 # A teaser's badge for what its story holds ("mit Video", "with audio", "con fotos").
+# A rating widget's line ("Average (Not Rated)", "Unproven About this rating", "4.5 out of 5 stars").
+_RATING = re.compile(r"\b(?:not\s+rated|about\s+this\s+rating|out\s+of\s+(?:5|five)\s+stars?)\b", re.I)
+MAX_RATING_WORDS = 6
 _MEDIA_BADGE = re.compile(
     r"^(?:mit|with|con|avec|com|met)\s+(?:videos?|audio|podcast|fotos?|photos?|bildergalerie|galerie|gallery)$", re.I
 )
@@ -1381,6 +1384,8 @@ def is_caption_text(text: str) -> bool:
     if _TIME_ALONE.match(bare) or _SHOP_LISTING.search(bare) or _SHIPPING.match(bare) or _MEDIA_BADGE.match(bare):
         return False
     if _CREDIT_WORD.match(bare) or (_TAG_LIST.match(bare) and not re.search(r"[.!?]\s", bare)):
+        return False
+    if _RATING.search(bare) and len(bare.split()) <= MAX_RATING_WORDS:
         return False
     letters = [c for c in bare if c.isalpha()]
     if 2 <= len(bare.split()) <= 6 and len(letters) >= 4 and all(c.isupper() for c in letters):
