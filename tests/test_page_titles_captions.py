@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 
+from bs4 import BeautifulSoup
+
 from ingest.credits import is_credit, parse_credit
 from ingest.pipeline import Ingester
 from ingest.readers import read_bytes
+from ingest.readers.htmlnames import in_furniture
 from search.request import SearchRequest
 from store.read import Archive
 from tests.test_html_reader import FURNITURE, SIDEBAR, STORY, page, paragraphs_html, read
@@ -1104,3 +1107,10 @@ def test_a_story_in_the_main_column_of_a_layout_named_for_its_sidebar_keeps_its_
     side = f"<div class='sidebar'><div class='sidebar-content'><h3>Most read</h3>{teasers}</div></div>"
     body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html() + "</article>" + side
     assert read(page("", body)).captions == []
+    # a cookie box whose modal is styled "main_color" and named for consent is still furniture
+    box = BeautifulSoup(
+        "<div class='cookie-consent-wrap'><div class='modal main_color' id='consent-extra-info'>"
+        "<h3>Cookie settings</h3></div></div>",
+        "html.parser",
+    )
+    assert in_furniture(box.h3)

@@ -199,6 +199,7 @@ def in_furniture(tag: Tag) -> bool:
 
 # A layout's main column, named as an element of the layout's block ("lay-sidebar" > "sidebar__main").
 MAIN_COLUMN_WORDS = frozenset({"main"})
+SIDEBAR_WORDS = frozenset({"sidebar", "rail"})
 
 
 def wraps_main_column(block: Tag) -> bool:
@@ -207,10 +208,9 @@ def wraps_main_column(block: Tag) -> bool:
     blocks count: an `<aside>`, a `<nav>` or a banner is furniture whatever it holds."""
     if block.name in FURNITURE_TAGS or str(block.get("role") or "").lower() in FURNITURE_ROLES:
         return False
-    furniture = name_words(block) & FURNITURE_WORDS  # "sidebar": the main column is the sidebar layout's "main"
-    return any(
-        isinstance(c, Tag) and MAIN_COLUMN_WORDS & (words := name_words(c)) and furniture & words
-        for c in block.children
+    layout = name_words(block) & SIDEBAR_WORDS  # "sidebar": the main column is the sidebar layout's "main"
+    return bool(layout) and any(
+        isinstance(c, Tag) and MAIN_COLUMN_WORDS & (words := name_words(c)) and layout & words for c in block.children
     )
 
 
