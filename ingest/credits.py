@@ -592,7 +592,7 @@ _TRAILING_BARE_LABEL = re.compile(
 _TRAILING_AFTER_BAR = re.compile(r"\s+\|\s+([^|]{2,100}?)\s*$")
 # "... the harbour at dawn / Foto: Ines Rowe", "... / Фото з фейсбуку Ines Rowe": a labelled credit after a slash.
 _TRAILING_SLASH_LABEL = re.compile(
-    r"\s+/\s+((?:(?:photo|foto|фото|bild|image|picture)s?\b|autor\s*:|fot\.)[^/]{2,100}?)\s*\.?\s*$", re.I
+    r"\s+/\s+((?:(?:photo|foto|фото|bild|image|picture)s?\b|fot\.)[^/]{2,100}?)\s*\.?\s*$", re.I
 )
 # "... warme Tage? (c) Harbour Tourismus | hafenfoto.at": a copyright sign opening the credit after a sentence.
 _TRAILING_COPYRIGHT_SIGN = re.compile(r"(?<=[.!?\"”])\s+((?:©|\([cC]\))\s*[^©]{2,100}?)\s*$")
