@@ -456,6 +456,7 @@ def test_sign_in_search_a_restricted_collection_and_sign_out_at_desktop_and_phon
             page.goto(login_server + "/account")  # her tokens: make one, see it once
             page.fill("#token-name", "my script")
             page.click(".token-form button")
+            page.wait_for_url("**/account/tokens")  # the new page loaded, its stylesheet too, before it is measured
             assert page.inner_text(".new-token code.token").startswith("na_")
             assert _no_overflow(page) and _serious_violations(page) == [], (width, "account")
             page.click("header button:text-is('Sign out')")
