@@ -22,7 +22,12 @@ rest and scored once, at the end of the work they judge (`measure.py --fresh`). 
 next sample is drawn the same way under another label (`--fresh 120 --label fresh2`: `pages-fresh2.jsonl`,
 seed 3538), on sites in no earlier draw; `measure.py --fresh` scores every such sample.
 
-    python -m bench.captions.sample [--corpus DIR] [--more N | --fresh N [--label fresh2]]
+Once no unseen site was left (after fresh8), `--seen N --label fresh9` draws N pages not drawn before on
+sites that were: one per html-metadata or benchmark site, one per big9 site and year. They share templates
+with pages already read, so they measure less than a sample on new sites: how the rules hold on new pages
+of known sites (new articles, other years of a site's layout).
+
+    python -m bench.captions.sample [--corpus DIR] [--more N | --fresh N [--label fresh2] | --seen N --label L]
 """
 
 from __future__ import annotations
@@ -77,8 +82,11 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
     parser.add_argument("--more", type=int, default=0, help="draw this many more development pages")
     parser.add_argument("--fresh", type=int, default=0, help="draw this many pages for a second held-back sample")
+    parser.add_argument("--seen", type=int, default=0, help="draw this many undrawn pages on already-drawn sites")
     parser.add_argument("--label", default="fresh", help="the fresh sample's name: fresh, fresh2, ...")
     args = parser.parse_args()
+    if args.seen:
+        return seen(args.corpus, args.seen, args.label)
     if args.more:
         return more(args.corpus, args.more)
     if args.fresh:
@@ -188,6 +196,65 @@ def more(corpus: Path, count: int, fresh: str = "") -> int:
         for row in chosen:
             handle.write(json.dumps(row) + "\n")
     print(f"{len(chosen)} {'fresh held-back' if fresh else 'more development'} pages on {len(per_site)} sites")
+    return 0
+
+
+def seen(corpus: Path, count: int, label: str) -> int:
+    """`count` pages never drawn, on sites drawn before (every site of the three sets has been)."""
+    out = OUT.parent / f"pages-{label}.jsonl"
+    taken = [
+        json.loads(line)
+        for path in sorted(OUT.parent.glob("pages*.jsonl"))
+        if path != out
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+    seen_pages = {row["page"] for row in taken}
+    rng = random.Random(3536 + sum(map(ord, label)))
+    candidates = []
+    truth = json.loads((corpus / "news-extraction-big9" / "ground-truth.json").read_text(encoding="utf-8"))
+    candidates += [("news-extraction-big9", page, "") for page in sorted(truth) if page not in seen_pages]
+    for name, urls in (
+        (
+            "article-extraction-benchmark",
+            {
+                k: v["url"]
+                for k, v in json.loads(
+                    (corpus / "article-extraction-benchmark" / "ground-truth.json").read_text(encoding="utf-8")
+                ).items()
+            },
+        ),
+        (
+            "html-metadata",
+            {
+                json.loads(line)["id"]: json.loads(line)["url"]
+                for line in (corpus / "html-metadata" / "expected.jsonl").read_text(encoding="utf-8").splitlines()
+            },
+        ),
+    ):
+        candidates += [(name, page, site_of(url or "")) for page, url in sorted(urls.items()) if page not in seen_pages]
+    rng.shuffle(candidates)
+    used: set[str] = set()
+    chosen = []
+    for name, page, site in candidates:
+        if len(chosen) >= count:
+            break
+        html = gzip.decompress((corpus / name / "html" / f"{page}.html.gz").read_bytes()).decode("utf-8", "replace")
+        if name == "news-extraction-big9":
+            site = big9_site(html)
+            slot = f"{site}-{truth[page]['year']}"
+        else:
+            slot = site
+        if not site or slot in used or not looks_illustrated(html):
+            continue
+        used.add(slot)
+        chosen.append({"set": name, "page": page, "site": site, "half": label})
+    with out.open("w", encoding="utf-8") as handle:
+        for row in chosen:
+            handle.write(json.dumps(row) + "\n")
+    print(
+        f"{len(chosen)} pages on {len(used)} sites (big9: sites and years) drawn before: "
+        + ", ".join(f"{k} {v}" for k, v in Counter(r["set"] for r in chosen).items())
+    )
     return 0
 
 
