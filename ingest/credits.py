@@ -100,6 +100,7 @@ AGENCIES = (
     Agency("Scanpix", "Scanpix", ("Scanpix", "Ritzau Scanpix", "NTB Scanpix", "TT News Agency")),
     # stock and photo-sharing sites: the site a contributor's picture comes from ("Dana Whitlow / Pixabay")
     Agency("Unsplash", "Unsplash", ("Unsplash", "unsplash.com")),
+    Agency("Flickr", "Flickr", ("Flickr", "flickr.com")),
     Agency("Pixabay", "Pixabay", ("Pixabay", "pixabay.com")),
     Agency("Pexels", "Pexels", ("Pexels", "pexels.com")),
     Agency("pixelio", "pixelio", ("pixelio", "pixelio.de")),
@@ -163,13 +164,13 @@ _LEAD_IN = re.compile(
     r"(?:\s*(?:\.{2,}|…)\s*|\s*:\s*|\s+by\s+|\s+|(?<=©))"
     # labels that are also words of a caption ("Symbolbild Rettungsdienst"): a credit only before a colon
     r"|^(?:symbolbild|symbolfoto|archivbild|archivfoto|titelbild|titelfoto|bildquelle|fotoquelle|bildrechte|"
-    r"bildnachweis|fotonachweis|imagen|imagem|immagine)\s*:\s*",
+    r"bildnachweis|fotonachweis|imagen|imagem|immagine|sources?|kuva|bilde|billede|fotografia|zdj[eę]cie)\s*:\s*",
     re.I,
 )
 # A screenshot's source: "Screenshot: Harbour TV", "Screenshot aus Twitter" (not "Screenshot of the menu").
 SCREENSHOT_SOURCE = re.compile(
     r"^(?:screenshots?|captura\s+de\s+pantalla|capture\s+d['’]écran|bildschirmfoto)"
-    r"(?:\s*:\s*|\s+(?:aus|from|via|von|de|du)\s+)(?P<source>[^.!?–—:]{2,50})$",
+    r"(?:\s*[:,]\s*|\s+(?:aus|from|via|von|de|du)\s+)(?P<source>[^.!?–—:]{2,50})$",
     re.I,
 )
 # A screenshot named after its source: "Harbour TV Screenshot", "Tag24 – Twitter-Screenshot", "YouTube screengrab".
@@ -180,14 +181,14 @@ _MONTH = (
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|okt(?:ober)?|nov(?:ember)?|dec(?:ember)?|dez(?:ember)?)\.?"
 )
 _TRAILING_NOTE = re.compile(
-    r"(?:\s*[,/;-]\s*|\s+)\(?(?:files?|file\s+photo|pool|handout|symbolbild|symbolfoto|archivbild|archiv|"
+    r"(?:\s*[,/;-]\s*|\s+(?!pool\b))\(?(?:files?|file\s+photo|pool|handout|symbolbild|symbolfoto|archivbild|archiv|"
     r"(?:bild)?ausschnitt|crop(?:ped)?|bearbeitet|edited)\)?\.?$"
     r"|\s*[,;]?\s*(?:\d{1,2}[./]\d{1,2}[./](?:\d{4}|\d{2})|\d{4}-\d{2}-\d{2})\.?$"  # or the day it was taken,
     r"|\s*[,;/]\s*(?:" + _MONTH + r"\s+\d{1,2},?\s+\d{4}|\d{1,2}\.?\s+" + _MONTH + r"\s+\d{4})\.?$",  # in words
     re.I,
 )
 # "NASA via AP", "Handout via Reuters", "Saul Loeb/AFP via Getty Images": a picture distributed by an agency.
-_VIA_AGENCY = re.compile(r"^(?P<origin>.{2,80}?)\s+via\s+(?P<agency>[^/,;]{2,40})$", re.I)
+_VIA_AGENCY = re.compile(r"^(?P<origin>.{2,80}?)\s+v[ií]a\s+(?P<agency>[^/,;]{2,40})$", re.I)
 _NOT_A_NAME = {
     "file",
     "pool",
@@ -214,6 +215,11 @@ def _looks_like_person(name: str) -> bool:
         and all(w[:1].isupper() or w in _PARTICLES for w in words)
         and not any(len(w) >= 2 and w.isupper() and "." not in w for w in words)  # "PGA of America"
     )
+
+
+def looks_like_person(name: str) -> bool:
+    """Two to five capitalised words, no organisation's word: how a person's name is written in a credit."""
+    return _looks_like_person(name) and not _ORG_WORDS.search(name)
 
 
 _PARTICLES = {"de", "da", "di", "van", "von", "der", "den", "al", "el", "bin", "la", "le", "du", "dos", "das"}
@@ -252,7 +258,7 @@ _WEB_ADDRESS = re.compile(
     r"(?:https?://)?(?:www\.)?[\w-]+(?:\.[\w-]+)*\.[a-zA-Z]{2,6}\b(?:/[a-z0-9._-]+)*(?:/(?=\s|$))?"
 )
 # A stock contributor's user name ("hafenfoto/stock.adobe.com").
-_USER_NAME = re.compile(r"^[a-z][\w.\-]{2,30}$")
+_USER_NAME = re.compile(r"^(?=\d*[a-z])[a-z0-9][\w.\-]{2,30}$")
 
 
 _STOCK = frozenset(
@@ -261,6 +267,7 @@ _STOCK = frozenset(
         "Shutterstock",
         "Adobe Stock",
         "Unsplash",
+        "Flickr",
         "Pixabay",
         "Pexels",
         "pixelio",
@@ -304,7 +311,20 @@ def _split_parts(origin: str) -> list[str]:
     return split
 
 
+_POSITION = re.compile(r"^(?:l|r|left|right|top|bottom|above|below|links|rechts|oben|unten|gauche|droite)\s*:\s*", re.I)
 MIN_ORGANISATION_WORDS = 4  # a part this long is an organisation's name, not a person's
+
+
+def _pieces(origin: str) -> tuple[list[str], list[str]]:
+    """A credit's parts without their labels, notes and dates, and as written; none when every part is a note."""
+    # "L: Harbour House / R: Rowe Books": each picture's place ("left:", "oben:") before its credit
+    written = [_POSITION.sub("", p.strip(" ()[]")) for p in _split_parts(origin) if p.strip(" ()[]")]
+    written = [p for p in written if p]
+    # "Mark Wilson/2011 Getty Images"
+    pieces = [re.sub(r"^(?:19|20)\d\d\s+", "", p if find_agency(p) else _LEAD_IN.sub("", p).strip()) for p in written]
+    # "Symbolbild / Harbour AG", "Reprodução/Harbour TV": a note or the photo's origin, not a name
+    kept = [(p, w) for p, w in zip(pieces, written, strict=True) if not _PART_NOTE.match(p)]
+    return [p for p, _ in kept], [w for _, w in kept]
 
 
 def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional[str], list[Agency], list[str]]:
@@ -313,15 +333,9 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
     before "via") a name is its photographer; alone it must start with a known first name to be one
     ("Markus Leitner", not "Blue Origin"). `described`: a long description before "via" is a handout's
     origin, not an organisation's name."""
-    written = [p.strip(" ()[]") for p in _split_parts(origin) if p.strip(" ()[]")]
-    # "Mark Wilson/2011 Getty Images"
-    pieces = [re.sub(r"^(?:19|20)\d\d\s+", "", p if find_agency(p) else _LEAD_IN.sub("", p).strip()) for p in written]
-    # "Symbolbild / Harbour AG", "Reprodução/Harbour TV": a note or the photo's origin, not a name
-    kept = [(p, w) for p, w in zip(pieces, written, strict=True) if not _PART_NOTE.match(p)]
-    if pieces and not kept:
+    pieces, written = _pieces(origin)
+    if not pieces:
         return None, [], []  # "Reprodução", "Arquivo pessoal": where the photo came from, no one named
-    if kept and len(kept) < len(pieces):
-        pieces, written = [p for p, _ in kept], [w for _, w in kept]
     archives = {_ARCHIVE_OF.sub("", p) for p in pieces if _ARCHIVE_OF.match(p)}  # "Archivo El País": its own archive
     pieces = [_ARCHIVE_OF.sub("", p) for p in pieces]
     known_agency = any(find_agency(p) for p in pieces)
@@ -345,10 +359,14 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
         # "HTA / Whitlow": an organisation's initials, then its photographer's surname
         if find_agency(pieces[0]) is None:
             return pieces[1], [], [pieces[0]]
+    behind: list[Agency] = []  # a picture library beside the agency that made the picture
     for part, as_written in zip(pieces, written, strict=True):
         found = find_agency(part)
-        if found is not None:
+        if found is not None and len(pieces) > 1 and _LIBRARY.fullmatch(part):
+            behind.append(found)  # "picture alliance / Xinhua": Xinhua's picture, from dpa's library
+        elif found is not None:
             agencies.append(found)
+        if found is not None:
             continue
         if part in archives:
             organisations.append(part)
@@ -377,14 +395,26 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
                     not part.isupper() or _USER_DIGITS.search(part) and _beside_stock(part, pieces)
                 )  # "PIRO4D / Pixabay": a user's name
                 and name.casefold() not in _NOT_A_NAME
+                and not _ORG_WORDS.search(name)
             )
         ):
             photographer = name
-        elif _is_organisation(part) and not (described and len(part.split()) > 4):
+        elif photographer is not None and _could_be_photographer(name) and _is_person(name):
+            photographer = f"{photographer}, {name}"  # "© Jörg Harbour, Ines Rowe": two photographers
+        elif _is_organisation(part) and not (described and len(part.split()) > 4 and not _ORG_WORDS.search(part)):
             organisations.append(part.strip(" .,;:-"))  # as written: "NASA", "WENN.com"
+    if not agencies and not organisations:
+        agencies = behind
     return photographer, agencies, organisations
 
 
+_LIBRARY = re.compile(r"picture[\s-]alliance", re.I)
+
+
+# A brand written in small letters ("hafenfoto", "harbour-works.de"), not a role or a note.
+_BRAND = re.compile(
+    r"(?!(?:privat|private|archiv|archive|file|pool|handout|staff|symbolbild|symbolfoto)$)[a-z][a-z0-9.\-]{2,30}"
+)
 _PHOTO_SERVICE = re.compile(r"\s(?:photos?|fotos?)$", re.I)
 # Not a lead-in of `is_credit`: AP captions start "FILE: In this photo ...".
 _FILE_LABEL = re.compile(r"^file\s*:\s*(?=\S)", re.I)
@@ -397,7 +427,9 @@ _LEADING_LICENCE = re.compile(r"^CC[\s-]?(?:BY|0)(?:[\s-](?:NC|ND|SA))*(?:\s+\d\
 _ARCHIVE_OF = re.compile(r"^(?:[Aa]rchivo|[Aa]rquivo|[Aa]rchiv|[Aa]rchive|[Aa]rchivio)\s+(?=[A-ZÀ-Þ])")
 _PART_NOTE = re.compile(
     r"^(?:symbolbild|symbolfoto|archivbild|archivfoto|archiv|file|reprodu[çc][ãa]o|reproducci[óo]n|divulga[çc][ãa]o|"
-    r"arquivo\s+pessoal|archivo\s+personal|archivio\s+personale|privat|private|privatarchiv)$",
+    r"arquivo\s+pessoal|archivo\s+personal|archivio\s+personale|privat|private|privatarchiv|"
+    # the maker of the product shown, as a role: "Foto: Hersteller", "PR"
+    r"hersteller|manufacturer|pr|promo|anbieter|beigestellt|zur\s+verf[üu]gung\s+gestellt)$",
     re.I,
 )
 _ORIGIN_ONLY = re.compile(
@@ -418,6 +450,23 @@ _LICENCE_SENTENCE = re.compile(
     r"(?<=[.!?])\s+[^.!?]*\b(?:creative\s+commons|CC[\s-]?BY|licen[sc]e[ds]?|lizenz\w*)\b(?:[^.!?]|\.(?=\d))*[.!?]?\s*$",
     re.I,
 )
+
+
+# "..., Inc. All Rights Reserved", "Alle Rechte vorbehalten": the copyright notice's formula, no name in it.
+_RIGHTS = re.compile(
+    r"[,.]?\s*(?:all\s+rights?(?:\s+reserved)?|alle\s+rechte\s+vorbehalten|tous\s+droits\s+r[ée]serv[ée]s|"
+    r"todos\s+los\s+derechos\s+reservados)\.?\s*$",
+    re.I,
+)
+_LEADING_YEARS = re.compile(r"^(?:19|20)\d\d(?:\s*[-–]\s*(?:19|20)?\d\d)?\s+(?=\D)")
+_YEAR_BETWEEN = re.compile(r"(?<=[^\W\d])\s+(?:19|20)\d\d\s+(?=[A-ZÀ-Þ])")
+
+
+def _without_rights(text: str) -> str:
+    """A copyright notice read as a credit: "1996-98 Harbour Works Inc., All rights reserved" names Harbour Works;
+    "Ines Rowe 2021 Harbour Works, Inc." names its photographer, the year, then the owner."""
+    text = _LEADING_YEARS.sub("", _RIGHTS.sub("", text))
+    return _YEAR_BETWEEN.sub(" / ", text)
 
 
 def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
@@ -444,20 +493,22 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
         readings = [parse_credit(p) for p in sentences]
         return next((r for r in readings if r[0]), readings[0])
     by_line = bool(re.match(r"^(?:(?:pool\s+)?photo(?:graph)?s?|pictures?|images?)\s+by\s+", text, re.I))
+    unlabelled = text
     for _ in range(2):
         if find_agency(re.split(r"\s*[/|,]\s*", text)[0]) is not None:
             break  # "picture alliance / dpa": an agency's name, not a "Picture:" label
         text = _LEAD_IN.sub("", text).strip()
+    signed = unlabelled.startswith("©")  # the copyright sign, not a "Foto" label ("Foto beigestellt")
     pool = bool(re.match(r"^pool\b", text, re.I))
     courtesy = bool(re.match(r"^(?:photo\s+)?(?:courtesy|care\s+of)\b", text, re.I))  # "Care of X": X's own
     text = re.sub(r"^(?:pool\s+)?(?:photo\s+)?(?:courtesy(?:\s+of)?|care\s+of|by|von)\s+", "", text, flags=re.I)
-    text = _LEADING_LICENCE.sub("", text)
+    text = _without_rights(_LEADING_LICENCE.sub("", text))
     while (shorter := _LICENCE.sub("", text)) != text:
         text = shorter  # "Dana Whitlow, Lizenz CC BY-SA 4.0": the licence, then its label
     text = _strip_notes(text)
     origin, distributor = text, ""
     # "Dana Whitlow on Unsplash": a photo-sharing site's own credit line, read as "via".
-    via_at = re.search(r"\s*,?\s+via\s+", text, re.I) or re.search(r"\s+on\s+(?=[A-Z][\w.-]*$)", text)
+    via_at = re.search(r"\s*,?\s+v[ií]a\s+", text, re.I) or re.search(r"\s+on\s+(?=[A-Z][\w.-]*$)", text)
     if via_at:
         origin, distributor = text[: via_at.start()], text[via_at.end() :]
     # "... for Ithaca Holdings": the client a picture was made for, the agency only when no agency is named
@@ -469,26 +520,18 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     photographer, agencies, organisations = _read_parts(
         origin, beside=via_at is not None or pool or by_line, described=bool(distributor)
     )
-    if client and not agencies and not organisations and _is_organisation(client):
-        organisations.append(client)
+    if signed and not (photographer or agencies or organisations or distributor) and _BRAND.fullmatch(origin):
+        organisations.append(origin)  # "© hafenfoto", "(c) harbourworks": the owner's brand, written small
+    if client and not agencies and _is_organisation(client):
+        maker = organisations[0] if len(organisations) == 1 and not photographer else ""
+        if maker and len(maker.split()) <= 3 and _could_be_photographer(maker) and not _ORG_WORDS.search(maker):
+            # "Harbourcam for Harbour Magazine": a maker working for the client, by the name it signs with
+            photographer, organisations = maker, []
+        if not organisations:
+            organisations.append(client)
     if distributor and photographer is None and not agencies and not organisations and _USER_NAME.match(origin):
         photographer = origin.strip()  # a site's user ("harbourcam via Unsplash")
-    via = find_agency(distributor) if distributor else None
-    makers = [a for a in agencies if a.short not in _DISTRIBUTORS]
-    if makers:
-        agency: Optional[str] = makers[0].short
-    elif organisations:
-        agency = organisations[0]
-    elif via is not None:
-        agency = via.short
-    elif agencies:
-        agency = agencies[0].short
-    elif distributor and _is_organisation(distributor):
-        agency = distributor.strip(" .,;:-")
-    elif pool:
-        agency = "Pool"
-    else:
-        agency = None
+    agency = _maker(agencies, organisations, distributor, pool=pool)
     if courtesy and not agencies:
         # "Courtesy of Piyum Moghadam", "... of Dylan Tinsley and Hannah Phalen": a family's or a subject's
         # own picture, supplied by people, not taken by a named photographer for an agency.
@@ -498,6 +541,24 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     return photographer, agency
 
 
+def _maker(agencies: list[Agency], organisations: list[str], distributor: str, *, pool: bool) -> Optional[str]:
+    """The agency a credit names: who made the picture before who distributes it ("Saul Loeb/AFP via Getty
+    Images" -> AFP), an organisation before a distributing agency, "Pool" when only a pool is named."""
+    via = find_agency(distributor) if distributor else None
+    makers = [a for a in agencies if a.short not in _DISTRIBUTORS]
+    if makers:
+        return makers[0].short
+    if organisations:
+        return organisations[0]
+    if via is not None:
+        return via.short
+    if agencies:
+        return agencies[0].short
+    if distributor and _is_organisation(distributor):
+        return distributor.strip(" .,;:-")
+    return "Pool" if pool else None
+
+
 _ABBREVIATION = re.compile(r"[A-ZÄÖÜ][A-ZÄÖÜ0-9]{1,5}")
 _SURNAME = re.compile(r"[A-ZÄÖÜ][a-zà-ÿß]+(?:-[A-ZÄÖÜ][a-zà-ÿß]+)?")
 _ORG_WORDS = re.compile(
@@ -505,7 +566,12 @@ _ORG_WORDS = re.compile(
     r"archive|archives|museum|library|university|office|ministry|department|government|police|studios?|films?|"
     r"records|foundation|institute|association|magazine|times|post|tribune|journal|herald|wire|network|group|"
     r"robotics|systems|twitter|facebook|instagram|youtube|nasa|handout|national|international|club|league|tour|"
-    r"federation|council|committee|service|center|centre|hospital|school|college|church|team|festival|bank)\b\.?",
+    r"federation|council|committee|service|center|centre|hospital|school|college|church|team|festival|bank|pool)\b\.?"
+    # other languages' words, also closing a compound ("Bundesfinanzministerium", "Landratsamt")
+    r"|\b\w*(?:ministerium|ministerio|minist[eè]re|minist[eé]rio|gobierno|governo|gouvernement|regierung|polic[ií]a|"
+    r"polizei|universidad|universit[éàä]t?|hochschule|stiftung|verein|verband|gesellschaft|agentur|amt|beh[öo]rde|"
+    r"kommission|ayuntamiento|prefeitura|municipalidad|gemeinde|feuerwehr|klinikum|krankenhaus|museo|mus[ée]e|"
+    r"bibliothek|fundaci[óo]n|funda[çc][ãa]o|fondation|instituto?|zentrum|centro|verlag|rundfunk|zeitung)\b",
     re.I,
 )
 _first_names = None
@@ -517,14 +583,18 @@ def _is_person(name: str) -> bool:
     words = name.split()
     if len(words) < 2 or _ORG_WORDS.search(name):
         return False
+    if not all(w[:1].isupper() or w in _PARTICLES for w in words):
+        return False  # "Lily of the Valley": a place's or a firm's name
     if _first_names is None:
         import gender_guesser.detector as gender  # noqa: PLC0415 (its name table loads on first use)
 
         _first_names = gender.Detector(case_sensitive=False)
     first = words[0].strip(".")
-    if len(first) <= 2 and len(words) >= 2:  # "J. Scott Applewhite", "E. Blaževič"
+    if len(first) == 1:  # "J. Scott Applewhite", "E. Blaževič", not "LG"
         return True
-    known = _first_names.get_gender(first) != "unknown" or _first_names.get_gender(first.split("-")[0]) != "unknown"
+    # "Juergen": a name spelt without its umlaut
+    spellings = {first, first.split("-")[0], re.sub(r"([aou])e", lambda m: {"a": "ä", "o": "ö", "u": "ü"}[m[1]], first)}
+    known = any(_first_names.get_gender(f) != "unknown" for f in spellings)
     return known or words[0] in _PARTICLES  # "Kurt-Walter Harbour": a double first name by its first part
 
 
@@ -538,12 +608,17 @@ def _is_organisation(name: str) -> bool:
     return words[0][:1].isupper() or words[0][:1].isdigit() or camel or bool(_WEB_ADDRESS.fullmatch(name))
 
 
+_ARTICLE_FIRST = re.compile(r"(?:der|die|das|ein|eine|einen|the|a|an|le|les|un|une|el|los|las|il|lo|o|os|as)\s")
+
+
 def is_credit(text: str) -> bool:
     """True for text that reads as a photo credit: "AP Photo/Emrah Gurel", "Photo by X/Getty Images", "Reuters/X"."""
     text = collapse(text).strip(" .")
     if not text or len(text) > 150 or COUNTER_LABEL.match(text):
         return False
     rest = _LEAD_IN.sub("", text)
+    if _LEAD_IN.match(text) and _ARTICLE_FIRST.match(rest):
+        return False  # "Bild: der Harbour Cruiser, ein Campingbus": the picture described, not credited
     if _LEAD_IN.match(text) and len(rest) >= 2 and not (len(rest.split()) > 8 and re.search(r"[.!?]\s+\S", rest)):
         return True  # "Photo: Ines Rowe/AP", not "Bild: The ferry leaves. Dana Whitlow took it."
     if re.match(r"^(?:courtesy|care\s+of)\b", text, re.I) or SCREENSHOT_SOURCE.match(text):
@@ -554,7 +629,7 @@ def is_credit(text: str) -> bool:
     via = _VIA_AGENCY.match(text)
     if via and find_agency(via.group("agency")) is not None and len(via.group("origin").split()) <= 6:
         return True
-    parts = [p for p in re.split(r"\s*/\s*|\s+via\s+", text) if p.strip()]
+    parts = [p for p in re.split(r"\s*/\s*|\s+v[ií]a\s+", text) if p.strip()]
     agencies = [find_agency(p) for p in parts]
     if len(parts) == 2 and not any(agencies):
         # "Karl Mondon/Bay Area News Group": a person and an organisation that names itself as one.
@@ -577,17 +652,23 @@ def is_credit(text: str) -> bool:
 _TRAILING_PARENS = re.compile(r"\s*(?:\(([^()]{1,160})\)|\[([^\[\]]{1,160})\])\s*\.?\s*$")
 # Unbracketed credits at the end: "... on Friday. Photograph: Peter Byrne/PA" or "... REUTERS/Kevin Lamarque".
 _TRAILING_LABELLED = re.compile(
-    r"(?:(?<=[.!?\"”])|^)\s*(?:[–—-]\s+)?((?:(?:photo|image|picture)\s+credit|credit|photo(?:graph(?:er)?)?|foto|picture|image|"
-    r"imagen|imagem|immagine|bild)s?"
-    r"\s*(?::|by)\s*"
-    # a dot only inside a name ("Harbourpics.com") or after a short abbreviation ("Theater St. Gallen")
-    r"(?:[^.:]|\.(?=\w))(?:[^.:]|\.(?=\w)|(?<=\b[A-Z][a-z])\.(?=\s[A-Z])){1,99}?)\s*\.?\s*$",
+    r"(?:(?<=[.!?\"”’'»)\]])|(?<=,)|^)\s*(?:[–—-]\s+)?((?:(?:(?:photo|image|picture)\s+credit|credit|photo(?:graph(?:er)?)?|foto|"
+    r"picture|image|imagen|imagem|immagine|bild)s?\s*(?::|by)"
+    r"|(?:bildquelle|fotoquelle|quelle|sources?|kuva|bilde|billede|fotografia|zdj[eę]cie)\s*:|fot\.)\s*"
+    # a dot only inside a name ("Harbourpics.com"), after a short abbreviation ("Theater St. Gallen") or an initial
+    r"(?:[^.:]|\.(?=\w))(?:[^.:]|\.(?=\w)|(?<=\b[A-Z][a-z])\.(?=\s[A-Z])|(?<=\b[A-Z])\.(?=\s[A-Z])){1,99}?)\s*\.?\s*$",
     re.I,
 )
 # "Rep. Mark Meadows. | Alex Wong/Getty Images": a credit after a bar.
 # "... Datacenter. Foto Ines Rowe via Unsplash": the label without its colon, before a name (checked as a credit).
 _TRAILING_BARE_LABEL = re.compile(
     r"(?<=[.!?\"”])\s+((?:[Pp]hoto|PHOTO|[Ff]oto|FOTO|[Bb]ild|[Pp]icture|[Ii]mage)s?\s+[A-ZÀ-Þ@][^.!?:]{2,80}?)\s*\.?\s*$"
+)
+# "... in Peking, 23. Oktober Bild: picture alliance / Ines Rowe": a capitalised label with its colon straight after
+# the caption's last word (the page dropped the line break between them); kept when it names someone.
+_TRAILING_LABEL_AFTER_WORD = re.compile(
+    r"(?<=\w)\s+((?:Photo|PHOTO|Foto|FOTO|Bild|BILD|Picture|Image|IMAGE|Kuva|Photograph|Credit|CREDIT)s?\s*:\s*[^:]{2,100}?)"
+    r"\s*\.?\s*$"
 )
 _TRAILING_AFTER_BAR = re.compile(r"\s+\|\s+([^|]{2,100}?)\s*$")
 # "... the harbour at dawn / Foto: Ines Rowe", "... / Фото з фейсбуку Ines Rowe": a labelled credit after a slash.
@@ -660,11 +741,16 @@ def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
             bare_agency = pattern is _TRAILING_AFTER_BAR and m and find_agency(m.group(1).strip(" .")) is not None
             if m and (is_credit(m.group(1)) or bare_agency):
                 credit = m.group(1).strip()
-                text = text[: m.start(1)].rstrip(" |–—-/")
+                text = text[: m.start(1)].rstrip(" |–—-/,")
                 break
     if credit is None and (m := _TRAILING_BARE_LABEL.search(text)) and is_credit(m.group(1)):
         named = parse_credit(m.group(1))
         if named[0] is not None and (named[1] is not None or len(m.group(1).split()) <= 4):
+            credit = m.group(1).strip()
+            text = text[: m.start(1)].rstrip()
+    # (not after a copyright sign: "... Drosten © picture alliance/dpa Foto: Ines Rowe" ends in a credit's repeat)
+    if credit is None and "©" not in text and (m := _TRAILING_LABEL_AFTER_WORD.search(text)) and is_credit(m.group(1)):
+        if any(parse_credit(m.group(1))):
             credit = m.group(1).strip()
             text = text[: m.start(1)].rstrip()
     if credit is None:

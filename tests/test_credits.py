@@ -266,7 +266,8 @@ def test_a_slash_in_a_caption_or_a_licence_mentioned_in_it_is_no_credit():
 
 
 def test_a_picture_services_name_beside_an_agency_is_not_the_photographer():
-    assert parse_credit("© picture alliance/Harbour Photo|Jesco Rowe") == ("Jesco Rowe", "dpa")
+    # picture alliance is dpa's picture library: the service it carries made the picture
+    assert parse_credit("© picture alliance/Harbour Photo|Jesco Rowe") == ("Jesco Rowe", "Harbour Photo")
 
 
 @pytest.mark.parametrize(
@@ -318,3 +319,84 @@ def test_credit_labels_with_an_accent_in_the_plural_or_in_capitals():
         "FOTO Ines Rowe",
         None,
     )
+
+
+@pytest.mark.parametrize(
+    "paragraph, text, credit",
+    [
+        # after the caption's closing quote, bracket or comma, and with the labels of more languages
+        (
+            "‘The ferry is late again.’ Photograph: AFP via Getty",
+            "‘The ferry is late again.’",
+            "Photograph: AFP via Getty",
+        ),
+        ("«I came for the harbour.» Bild: Ines Rowe", "«I came for the harbour.»", "Bild: Ines Rowe"),
+        (
+            "The ferry leaves the harbour at dawn, fot. shutterstock",
+            "The ferry leaves the harbour at dawn",
+            "fot. shutterstock",
+        ),
+        (
+            "Wind power for a sailing boat, Bildquelle: G. Whitlow",
+            "Wind power for a sailing boat",
+            "Bildquelle: G. Whitlow",
+        ),
+        (
+            "The mayor met the minister on Tuesday. Kuva: DANA WHITLOW",
+            "The mayor met the minister on Tuesday.",
+            "Kuva: DANA WHITLOW",
+        ),
+        (
+            "People enjoy the harbour on Sunday. Source: Getty Images",
+            "People enjoy the harbour on Sunday.",
+            "Source: Getty Images",
+        ),
+        ("The harbour at dawn. (Source: Harbour Works)", "The harbour at dawn.", "Source: Harbour Works"),
+        ("A test in the bay (Ministerio de Defensa vía AP)", "A test in the bay", "Ministerio de Defensa vía AP"),
+        # a label glued to the caption's last word, when the credit names someone
+        (
+            "The harbour master in Bergen, 23. Oktober Bild: picture alliance / Xinhua | Ines Rowe",
+            "The harbour master in Bergen, 23. Oktober",
+            "Bild: picture alliance / Xinhua | Ines Rowe",
+        ),
+    ],
+)
+def test_a_labelled_credit_after_a_quote_a_comma_or_a_word_ends_a_caption(paragraph, text, credit):
+    assert split_caption(paragraph) == (text, credit, None)
+
+
+def test_a_label_before_a_description_or_a_copyright_sign_is_no_second_credit():
+    # "Bild: der ...": the picture described, not credited
+    assert split_caption("The camper of the year, Bild: der Harbour Cruiser, ein Campingbus mit Bad") is None
+    # the caption's credit after "©"; the label after it repeats the credit
+    split = split_caption("The virologist Dana Whitlow © picture alliance/Ines Rowe/dpa Foto: Ines Rowe")
+    assert split is None or "©" not in split[0]
+
+
+@pytest.mark.parametrize(
+    "credit, expected",
+    [
+        ("Foto: Dana | flickr | CC BY 2.0", ("Dana", "Flickr")),  # a photo-sharing site's user
+        ("Harbourcam for Harbour Magazine", ("Harbourcam", "Harbour Magazine")),  # the maker, for the client
+        ("(c) harbourworks", (None, "harbourworks")),  # a brand written small, after the copyright sign
+        ("Foto beigestellt", (None, None)),  # "supplied": nobody named
+        ("Foto: Hersteller", (None, None)),
+        ("PR", (None, None)),
+        ("©Ines Rowe 2021 Harbour Works, Inc. All Rights Reserved", ("Ines Rowe", "Harbour Works, Inc")),
+        ("1996-98 Harbour Works Inc., All rights reserved", (None, "Harbour Works Inc")),
+        ("© Jörg Harbour, Ines Rowe", ("Jörg Harbour, Ines Rowe", None)),  # two photographers
+        ("Ministerio de Defensa de Rusia vía AP", (None, "Ministerio de Defensa de Rusia")),  # a handout
+        ("Foto: –/Bundesverkehrsministerium/dpa", (None, "dpa")),  # a ministry is no photographer
+        ("Bild: picture alliance / Xinhua | Ines Rowe", ("Ines Rowe", "Xinhua")),  # from dpa's library
+        ("picture alliance/dpa", (None, "dpa")),
+        ("Quelle: Juergen Rowe", ("Juergen Rowe", None)),  # a first name without its umlaut
+        ("HV Harbour Dortmund", (None, "HV Harbour Dortmund")),  # a club's initials, not a person's
+        ("Lily of the Harbour", (None, "Lily of the Harbour")),  # a hotel's name
+        ("Foto: Harbour Content Pool", (None, "Harbour Content Pool")),
+        ("L: Harbour House / R: Rowe Books", (None, "Harbour House")),  # each picture's place, then its credit
+        ("Screenshot,Harbour TV", (None, "Harbour TV")),
+        ("© 2630dana / Getty Images / iStock (Ausschnitt)", ("2630dana", "Getty Images")),
+    ],
+)
+def test_credits_read_the_way_pages_write_them(credit, expected):
+    assert parse_credit(credit) == expected

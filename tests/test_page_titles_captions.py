@@ -1114,3 +1114,9 @@ def test_a_story_in_the_main_column_of_a_layout_named_for_its_sidebar_keeps_its_
         "html.parser",
     )
     assert in_furniture(box.h3)
+
+
+def test_a_figcaption_naming_the_person_shown_then_the_photographer_and_agency_splits_after_the_subject():
+    # "Subject / Photographer/Agency": the subject is the caption, the rest its credit
+    caption = captions_in_story(figures(["Dana Whitlow / Ines Rowe/GettyImages"]))
+    assert [(c.text, c.photographer, c.agency) for c in caption] == [("Dana Whitlow", "Ines Rowe", "Getty Images")]

@@ -23,6 +23,7 @@ from ..credits import (
     caption_from_parts,
     find_agency,
     is_credit,
+    looks_like_person,
     parse_credit,
     split_caption,
 )
@@ -1193,7 +1194,12 @@ def _credit_line(text: str) -> tuple[str, Optional[str]]:
         return m.group("text").strip(), m.group("credit").strip()
     m = _AFTER_SLASH.search(text) if "©" not in text else None  # "... — © Ines Rowe/Harbour Works": whole
     if m and len(m.group("text").split()) >= 2 and (is_credit(m.group("credit")) or find_agency(m.group("credit"))):
-        return m.group("text").strip(), m.group("credit").strip()
+        caption, credit = m.group("text").strip(), m.group("credit").strip()
+        # "Dana Whitlow / Ines Rowe/Harbour Works": the photographer's name before the agency's
+        before = _AFTER_SLASH.search(caption)
+        if before and len(before.group("text").split()) >= 2 and looks_like_person(before.group("credit").strip()):
+            caption, credit = before.group("text").strip(), f"{before.group('credit').strip()}/{credit}"
+        return caption, credit
     m = _TRAILING_DASH.search(text)
     if m and is_credit(m.group("credit")):
         return m.group("text").strip(), m.group("credit").strip()
