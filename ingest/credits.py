@@ -72,7 +72,7 @@ AGENCIES = (
         "dpa", "Deutsche Presse-Agentur", ("dpa", "Deutsche Presse-Agentur", "picture alliance", "picture-alliance")
     ),
     Agency("Kyodo", "Kyodo News", ("Kyodo", "Kyodo News")),
-    Agency("Yonhap", "Yonhap", ("Yonhap",)),
+    Agency("Yonhap", "Yonhap", ("Yonhap", "연합뉴스", "Yonhap News")),
     Agency("TASS", "TASS", ("TASS", "ITAR-TASS")),
     Agency("ANSA", "ANSA", ("ANSA",)),
     Agency("Shutterstock", "Shutterstock", ("Shutterstock", "Rex Features", "REX")),
@@ -396,6 +396,7 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
                 )  # "PIRO4D / Pixabay": a user's name
                 and name.casefold() not in _NOT_A_NAME
                 and not _ORG_WORDS.search(name)
+                and not _WEB_ADDRESS.fullmatch(part)  # "HarbourPhotos.com / Adobe Stock": a studio's site
             )
         ):
             photographer = name
@@ -483,6 +484,14 @@ def parse_credit(credit: str) -> tuple[Optional[str], Optional[str]]:
     text = _FILE_LABEL.sub("", collapse(credit).strip(" .()"))  # "[File: Reuters]": an archive photo's credit
     if _ORIGIN_ONLY.match(text) or COUNTER_LABEL.match(text):
         return None, None  # "Submitted photo", "File photo": where the photo came from, nobody named
+    korean = _KOREAN_CREDIT.fullmatch(text)
+    if korean:
+        # "사진=하버시 제공" (photo: supplied by Harbour City), "부산=김하버 기자" (Busan: reporter Kim Harbour)
+        if korean.group("reporter"):
+            return korean.group("reporter"), None
+        source = korean.group("source").strip()
+        known = find_agency(source)
+        return None, known.short if known else source
     screenshot = SCREENSHOT_SOURCE.match(text)
     if screenshot:
         source = screenshot.group("source").strip()
@@ -616,6 +625,8 @@ def is_credit(text: str) -> bool:
     text = collapse(text).strip(" .")
     if not text or len(text) > 150 or COUNTER_LABEL.match(text):
         return False
+    if _KOREAN_CREDIT.fullmatch(text):
+        return True
     rest = _LEAD_IN.sub("", text)
     if _LEAD_IN.match(text) and _ARTICLE_FIRST.match(rest):
         return False  # "Bild: der Harbour Cruiser, ein Campingbus": the picture described, not credited
@@ -689,6 +700,13 @@ _TRAILING_AGENCY_SLASH = re.compile(
 
 
 MAX_CAPTION_WORDS = 150
+# Korean papers' credits: "사진=하버시 제공" (photo = supplied by Harbour City), "사진=연합뉴스", and the place and
+# reporter ending a photo's caption: "잠실=김하버 기자 harbour@example.com /2020.08.20/".
+_KOREAN_CREDIT = re.compile(
+    r"(?:사진|자료|그래픽)\s*=\s*(?P<source>[^=.!?]{1,30}?)(?:\s*제공)?"
+    r"|[^\s=]{1,10}\s*=\s*(?P<reporter>[가-힣]{2,4})\s*기자(?:\s+\S+@\S+)?(?:\s*/?\s*\d{4}[./]\d{1,2}[./]\d{1,2}\.?\s*/?)?"
+)
+_TRAILING_KOREAN = re.compile(r"(?:(?<=[.!?。\s])|^)\s*(" + _KOREAN_CREDIT.pattern + r")\s*$")
 
 
 def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
@@ -729,6 +747,7 @@ def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
         break
     if credit is None:
         for pattern in (
+            _TRAILING_KOREAN,
             _TRAILING_LABELLED,
             _TRAILING_AGENCY_SLASH,
             _TRAILING_AFTER_BAR,

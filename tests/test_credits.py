@@ -400,3 +400,24 @@ def test_a_label_before_a_description_or_a_copyright_sign_is_no_second_credit():
 )
 def test_credits_read_the_way_pages_write_them(credit, expected):
     assert parse_credit(credit) == expected
+
+
+def test_korean_papers_credits():
+    assert split_caption("하버시청에서 전달식이 열렸다. 왼쪽부터 김하버 시장. 사진=하버시 제공") == (
+        "하버시청에서 전달식이 열렸다. 왼쪽부터 김하버 시장.",
+        "사진=하버시 제공",
+        None,
+    )
+    assert parse_credit("사진=하버시 제공") == (None, "하버시")
+    assert parse_credit("사진=연합뉴스") == (None, "Yonhap")
+    # the place, then the reporter who took the photo
+    text = "경기가 21일 열렸다. 선발투수가 상대하고 있다."
+    split = split_caption(f"{text} 잠실=김하버 기자 harbour@example.com /2020.08.20/")
+    assert split is not None and split[0] == text and parse_credit(split[1]) == ("김하버", None)
+    # an equals sign inside a caption is no credit
+    assert split_caption("경기 결과는 1=1 무승부였다.") is None
+
+
+def test_a_studios_web_address_beside_a_stock_site_is_not_its_photographer():
+    assert parse_credit("Bild: © HarbourPhotos.com/Adobestock") == (None, "Adobe Stock")
+    assert parse_credit("hafenfoto/stock.adobe.com") == ("hafenfoto", "Adobe Stock")

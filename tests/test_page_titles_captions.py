@@ -1120,3 +1120,57 @@ def test_a_figcaption_naming_the_person_shown_then_the_photographer_and_agency_s
     # "Subject / Photographer/Agency": the subject is the caption, the rest its credit
     caption = captions_in_story(figures(["Dana Whitlow / Ines Rowe/GettyImages"]))
     assert [(c.text, c.photographer, c.agency) for c in caption] == [("Dana Whitlow", "Ines Rowe", "Getty Images")]
+
+
+def test_a_marked_credit_in_the_tooltip_of_the_picture_before_a_caption_block_is_its_credit():
+    block = (
+        "<a href='/img/bridge-large.jpg' class='lightbox'><img src='/img/bridge.jpg' alt='' "
+        "title='Foto: © harbourcam/stock.adobe.com'></a><p class='flex-caption'>The old harbour bridge at dusk.</p>"
+    )
+    [caption] = captions_in_story(block)
+    assert (caption.text, caption.photographer, caption.agency) == (
+        "The old harbour bridge at dusk.",
+        "harbourcam",
+        "Adobe Stock",
+    )
+    # a tooltip that only describes the picture gives no credit
+    [caption] = captions_in_story(block.replace("Foto: © harbourcam/stock.adobe.com", "The bridge"))
+    assert caption.credit is None
+
+
+def test_a_press_photos_terms_of_use_are_neither_caption_nor_credit():
+    text = "The harbour film, on Monday at 20:15. Cartoon: The Ferry"
+    terms = ", honorarfrei - Verwendung gemäß der AGB im engen redaktionellen Zusammenhang mit der Sendung."
+    [caption] = captions_in_story(figures([f"{text} © Harbour TV/Ines Rowe{terms}"]))
+    assert (caption.text, caption.credit, caption.photographer, caption.agency) == (
+        text,
+        "© Harbour TV/Ines Rowe",
+        "Ines Rowe",
+        "Harbour TV",
+    )
+    # the same caption in the page's metadata is not a second caption
+    ld = {
+        "@context": "https://schema.org",
+        "@type": "NewsArticle",
+        "headline": HEADLINE,
+        "image": {
+            "@type": "ImageObject",
+            "url": "https://example.org/lead.jpg",
+            "caption": f"{text} © Harbour TV/Ines Rowe{terms}",
+        },
+    }
+    head = f"<script type='application/ld+json'>{json.dumps(ld)}</script>"
+    body = f"<article><h1>{HEADLINE}</h1>" + figures([f"{text} © Harbour TV/Ines Rowe{terms}"]) + paragraphs_html()
+    assert [c.text for c in read(page(head, body + "</article>")).captions] == [text]
+
+
+def test_a_sponsored_posts_label_or_a_sites_rights_notice_is_no_caption():
+    for shown in (
+        "WERBUNG für Harbour Shampoo",
+        "Anzeige: Harbour Shampoo im Test",
+        "Harbour Media ME - CNPJ: 13.321.695/0001-55 Todos os direitos reservados - É proibida a reprodução.",
+    ):
+        assert captions_in_story(figures([shown])) == [], shown
+    # an old advertisement described in its caption is a caption
+    [caption] = captions_in_story(figures(["Advertisement for Harbour soap, printed in 1912."]))
+    assert caption.text == "Advertisement for Harbour soap, printed in 1912."

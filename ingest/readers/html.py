@@ -354,12 +354,13 @@ def _metadata_caption(
         return []
     if any(_key(p).startswith(key) for p in paragraphs[:2]):
         return []
-    words = set(key.split())
+    caption = caption_from_parts(text, credit) if credit else caption_from_text(text)
+    # the caption's own words, without a credit and a press photo's terms of use after it
+    words = set(key.split()) & set(_key(caption.text).split()) or set(key.split())
     if any(len(words & set(_key(c.text).split())) >= len(words) / 2 for c in shown):
         return []
     if shown and (not address or any(c.image_url and same_photo(address, c.image_url) for c in shown)):
         return []  # the page shows this photo's caption (worded for sharing here), or may
-    caption = caption_from_parts(text, credit) if credit else caption_from_text(text)
     if not is_caption_text(caption.text):
         return []
     caption.image_url = address

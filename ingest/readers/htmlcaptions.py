@@ -101,6 +101,10 @@ _AD_LABEL = re.compile(
     r"sponsored|annonce|advertentie|mainos|reklam|reklame)$",
     re.I,
 )
+# A sponsored post's disclosure before what it advertises ("WERBUNG für Harbour Shampoo", "Anzeige: ...").
+_AD_LEAD = re.compile(
+    r"^(?:WERBUNG|ANZEIGE|SPONSORED|ADVERTISEMENT|PUBLICIDAD|PUBLICITÉ)\b|^(?i:werbung|anzeige|sponsored|advertisement)\s*[:|]"
+)
 _LEADING_COUNTER_ANY = re.compile(
     r"^(?:(?:image|photo|picture|slide|foto|bild)s?\s*)?\d+\s*(?:of|/|von|de|di|sur)\s*\d+\s+", re.I
 )
@@ -206,6 +210,7 @@ def _clean_caption_text(text: str) -> str:
     text = _HIDDEN_LABEL.sub("", _LEADING_COUNTER.sub("", _LEADING_FILE_NAME.sub("", text.lstrip())))
     text = text.lstrip(" /|·•.")  # a credit's separator left over, or a stray full stop
     text = _TEMPLATE_COUNTER.sub("", text)  # "... © Ines Rowe --pageNumber-- von --total--"
+    text = _USAGE_TERMS.sub("", text)  # "... © Harbour TV/Ines Rowe, honorarfrei - Verwendung gemäß der AGB ..."
     text = _SPACE_BEFORE_STOP.sub(r"\1", _FOOTNOTE_MARKS.sub("", text))
     text = _SPACE_INSIDE_BRACKETS.sub(lambda m: m.group(0).replace(" ", ""), text)  # "( WFP )" -> "(WFP)"
     if len(_CAPTION_LABEL.sub("", text).split()) >= MIN_LAYOUT_CAPTION_WORDS:
@@ -226,6 +231,13 @@ def _once(text: str) -> str:
     return text
 
 
+# A press photo's terms of use after its credit, to the caption's end: "..., honorarfrei - Verwendung nur ...",
+# "- For editorial use only".
+_USAGE_TERMS = re.compile(
+    r"\s*[,;–—-]?\s*\b(?:honorarfrei|royalty[- ]free|(?:for\s+)?editorial\s+use\s+only|free\s+for\s+editorial\s+use|"
+    r"verwendung\s+(?:nur|gem[äa](?:ß|ss)|ausschlie(?:ß|ss)lich)|nur\s+(?:zur|für)\s+(?:redaktionelle|die\s+redaktionelle))\b.*$",
+    re.I | re.S,
+)
 # An unfilled counter of a slideshow's template after a credit: "--pageNumber-- von --total--".
 _TEMPLATE_COUNTER = re.compile(r"\s*--\w+--(?:\s+\w{1,4}\s+--\w+--)?")
 
@@ -1113,9 +1125,19 @@ def _last_line(node: Tag, group: Tag) -> bool:
 
 def _described_credit(scope: Tag, text: str) -> Optional[str]:
     """The credit ending a picture's `title` or `alt` that says what the caption says ("<img title='The bridge
-    at dawn - © Ines Rowe'>" above "<figcaption>The bridge at dawn</figcaption>")."""
+    at dawn - © Ines Rowe'>" above "<figcaption>The bridge at dawn</figcaption>"), or the whole `title` when it
+    is a marked credit."""
     pictures = [scope] if scope.name == "img" else [t for t in tags_in(scope) if t.name == "img"]
+    before = scope.find_previous_sibling() if not pictures else None
+    if before is not None:
+        # the picture just before a caption block of its own ("<a><img title='Foto: Ines Rowe'></a><p class=
+        # caption>")
+        shown = [before] if before.name == "img" else before.find_all("img")
+        pictures = shown if len(shown) == 1 else []
     for picture in pictures[:2]:
+        tooltip = collapse(str(picture.get("title") or ""))
+        if _CREDIT_MARK.match(tooltip) and is_credit(tooltip):
+            return tooltip  # "<img title='Foto: © Ines Rowe'>": the credit shown on hover, marked as one
         for attribute in ("title", "alt"):
             described = collapse(str(picture.get(attribute) or ""))
             if len(described) <= len(text):
@@ -1313,7 +1335,8 @@ _SOCIAL = {
 }
 # A site's footer notice in caption markup.
 _RIGHTS_NOTICE = re.compile(
-    r"all rights reserved|alle rechte vorbehalten|tous droits réservés|todos los derechos reservados|"
+    r"all rights reserved|alle rechte vorbehalten|tous droits réservés|tod[oa]s (?:los|os) derechos reservados|"
+    r"todos os direitos reservados|tutti i diritti riservati|alle rechten voorbehouden|wszelkie prawa zastrze[żz]one|"
     r"unter einer creative commons|terms of (?:use|service)|privacy policy|registered trademark",
     re.I,
 )
@@ -1383,7 +1406,7 @@ def is_caption_text(text: str) -> bool:
         return False
     if _LABEL_ONLY.match(bare) or _FILE_NAME.match(bare) or _RIGHTS_NOTICE.search(bare):
         return False
-    if _TOGGLE_ONLY.match(bare) or _COUNTER.match(bare) or _AD_LABEL.match(bare.strip(" -–—")):
+    if _TOGGLE_ONLY.match(bare) or _COUNTER.match(bare) or _AD_LABEL.match(bare.strip(" -–—")) or _AD_LEAD.match(bare):
         return False
     if _LINKS_LABEL.match(bare) or _INSTRUCTION.search(bare) or _TEASER_BYLINE.match(bare):
         return False
