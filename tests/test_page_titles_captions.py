@@ -1164,13 +1164,34 @@ def test_a_press_photos_terms_of_use_are_neither_caption_nor_credit():
     assert [c.text for c in read(page(head, body + "</article>")).captions] == [text]
 
 
-def test_a_sponsored_posts_label_or_a_sites_rights_notice_is_no_caption():
+def test_a_sponsored_posts_label_a_sites_rights_notice_contact_details_or_a_cart_button_is_no_caption():
     for shown in (
         "WERBUNG für Harbour Shampoo",
         "Anzeige: Harbour Shampoo im Test",
         "Harbour Media ME - CNPJ: 13.321.695/0001-55 Todos os direitos reservados - É proibida a reprodução.",
+        "Dana Whitlow Tel.: +49 (0)30-212 341-253 E-Mail: presse@harbour.example",
+        "Harbour Roast - Perfect Symphony, 250g Dose ZUM WARENKORB HINZUFÜGEN",
     ):
         assert captions_in_story(figures([shown])) == [], shown
-    # an old advertisement described in its caption is a caption
-    [caption] = captions_in_story(figures(["Advertisement for Harbour soap, printed in 1912."]))
-    assert caption.text == "Advertisement for Harbour soap, printed in 1912."
+    # an old advertisement described in its caption is a caption, and so is a caption naming a telephone
+    for shown in ("Advertisement for Harbour soap, printed in 1912.", "The harbour's first telephone, from 1912."):
+        assert [c.text for c in captions_in_story(figures([shown]))] == [shown]
+
+
+def test_two_amp_photos_with_one_caption_are_two_captions_with_their_own_pictures():
+    # an AMP gallery: <amp-img>, and a second upload of a file under the same name ("-0")
+    block = "".join(
+        f"<figure><amp-img src='https://example.org/img/harbourlockdown{suffix}.jpg?width=640' layout='fill'>"
+        "</amp-img><figcaption><p>Workers at the harbour wear masks in Bergen</p><p>AFP via Getty Images</p>"
+        "</figcaption></figure>"
+        for suffix in ("-0", "")
+    )
+    captions = captions_in_story(block)
+    assert [(c.text, c.agency) for c in captions] == [("Workers at the harbour wear masks in Bergen", "AFP")] * 2
+    assert [c.image_url for c in captions] == [
+        "https://example.org/img/harbourlockdown-0.jpg?width=640",
+        "https://example.org/img/harbourlockdown.jpg?width=640",
+    ]
+    # the same file in two sizes is one photo
+    sizes = block.replace("harbourlockdown-0.jpg", "harbourlockdown-580x386.jpg")
+    assert len(captions_in_story(sizes)) == 1

@@ -426,7 +426,7 @@ _PLACEHOLDER = re.compile(r"(?:^data:|blank|spacer|pixel|preload|placeholder|loa
 
 def _image_address(scope: Tag) -> Optional[str]:
     """The address of the first picture in `scope` (as written: maybe relative), or None."""
-    img = scope if scope.name == "img" else scope.find("img")
+    img = scope if scope.name in ("img", "amp-img") else scope.find(("img", "amp-img"))
     candidates: list[str] = []
     if img is not None:
         candidates += [str(img.get(a) or "") for a in _SRC_ATTRS]
@@ -1371,6 +1371,16 @@ _SHOP_LISTING = re.compile(
     r"shop\s+now|add\s+to\s+(?:cart|basket)|in\s+den\s+warenkorb)\W*$",
     re.I,
 )
+# A shop's button after a product, with or without its price ("... 250g Dose ZUM WARENKORB HINZUFÜGEN").
+_CART_BUTTON = re.compile(
+    r"\b(?:(?:zum|in\s+den)\s+warenkorb(?:\s+hinzuf[üu]gen|\s+legen)?|add\s+to\s+(?:cart|basket|bag)|ajouter\s+au\s+panier|"
+    r"a[ñn]adir\s+al\s+carrito)\W*$",
+    re.I,
+)
+# Contact details ("Dana Whitlow Tel.: +49 (0)30-212 341 E-Mail: presse@example.org"): an address box.
+_CONTACT = re.compile(
+    r"\b(?:tel(?:efon|éfono)?|phone|fax|mobil(?:e)?)\.?\s*:?\s*\(?\+?\d[\d\s()/.-]{5,}|\be-?mail\s*:\s*\S+@\S+", re.I
+)
 # A price box's shipping line ("ab 5 € Versand", "Versand s. Shop", "Free shipping").
 _SHIPPING = re.compile(
     r"^(?:(?:ab|from|zzgl\.?|inkl\.?|plus|free|gratis|kostenloser)\s+)?(?:[\d.,]+\s?(?:€|eur|\$|£)\s+)?"
@@ -1410,6 +1420,8 @@ def is_caption_text(text: str) -> bool:
         return False
     if _LINKS_LABEL.match(bare) or _INSTRUCTION.search(bare) or _TEASER_BYLINE.match(bare):
         return False
+    if _CART_BUTTON.search(bare) or _CONTACT.search(bare):
+        return False
     if _TIME_ALONE.match(bare) or _SHOP_LISTING.search(bare) or _SHIPPING.match(bare) or _MEDIA_BADGE.match(bare):
         return False
     if _CREDIT_WORD.match(bare) or (_TAG_LIST.match(bare) and not re.search(r"[.!?]\s", bare)):
@@ -1443,6 +1455,10 @@ _SIZE_TOKEN = re.compile(
 )
 
 
+def _file_stem(url: str) -> str:
+    return _SIZE_TOKEN.sub("", urlsplit(url).path.rsplit("/", 1)[-1].casefold().rsplit(".", 1)[0])
+
+
 def same_photo(a: str, b: str) -> bool:
     """Two addresses of one photo, maybe in other sizes: their file names share a word of 6 or more letters."""
 
@@ -1456,6 +1472,9 @@ def same_photo(a: str, b: str) -> bool:
 
     if urlsplit(a).path == urlsplit(b).path:
         return True
+    stems = sorted((_file_stem(a), _file_stem(b)), key=len)
+    if re.fullmatch(re.escape(stems[0]) + r"[-_]\d", stems[1]):
+        return False  # "lockdown.jpg" and "lockdown-0.jpg": a second file uploaded under the same name
     # "IMG_20240630_101544.jpg" and "IMG_20240630_114502.jpg", "harbour-bridge-2-580x386.jpg"
     # and "harbour-bridge-3-580x386.jpg": two shots, each numbered as the other is not (sizes aside).
     if numbers(a) - numbers(b) and numbers(b) - numbers(a):
