@@ -404,6 +404,8 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
             photographer = f"{photographer}, {name}"  # "© Jörg Harbour, Ines Rowe": two photographers
         elif _is_organisation(part) and not (described and len(part.split()) > 4 and not _ORG_WORDS.search(part)):
             organisations.append(part.strip(" .,;:-"))  # as written: "NASA", "WENN.com"
+        elif len(pieces) > 1 and _BRAND.fullmatch(part) and part.casefold() not in _NOT_A_NAME:
+            organisations.append(part)  # "sidm / Harbour TV": a magazine's short name, written small
     if not agencies and not organisations:
         agencies = behind
     return photographer, agencies, organisations

@@ -396,6 +396,8 @@ def test_a_label_before_a_description_or_a_copyright_sign_is_no_second_credit():
         ("L: Harbour House / R: Rowe Books", (None, "Harbour House")),  # each picture's place, then its credit
         ("Screenshot,Harbour TV", (None, "Harbour TV")),
         ("© 2630dana / Getty Images / iStock (Ausschnitt)", ("2630dana", "Getty Images")),
+        ("Foto: hbm / Harbour TV", (None, "hbm")),  # a magazine's short name, written small, first
+        ("Foto: privat / Harbour TV", (None, "Harbour TV")),  # a note is no name
     ],
 )
 def test_credits_read_the_way_pages_write_them(credit, expected):
