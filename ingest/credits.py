@@ -315,6 +315,13 @@ _POSITION = re.compile(r"^(?:l|r|left|right|top|bottom|above|below|links|rechts|
 MIN_ORGANISATION_WORDS = 4  # a part this long is an organisation's name, not a person's
 
 
+def _names_an_organisation(pieces: list[str]) -> bool:
+    return any(_ORG_WORDS.search(p) or _WEB_ADDRESS.fullmatch(p) or _ABBREVIATION.fullmatch(p) for p in pieces) or (
+        # an organisation's long name ("Presse- und Informationsamt der Bundesregierung | Ines Rowe")
+        len(pieces) == 2 and any(len(p.split()) >= MIN_ORGANISATION_WORDS for p in pieces)
+    )
+
+
 def _pieces(origin: str) -> tuple[list[str], list[str]]:
     """A credit's parts without their labels, notes and dates, and as written; none when every part is a note."""
     # "L: Harbour House / R: Rowe Books": each picture's place ("left:", "oben:") before its credit
@@ -339,14 +346,7 @@ def _read_parts(origin: str, *, beside: bool, described: bool) -> tuple[Optional
     archives = {_ARCHIVE_OF.sub("", p) for p in pieces if _ARCHIVE_OF.match(p)}  # "Archivo El País": its own archive
     pieces = [_ARCHIVE_OF.sub("", p) for p in pieces]
     known_agency = any(find_agency(p) for p in pieces)
-    beside = (
-        beside
-        or known_agency
-        or any(_ORG_WORDS.search(p) or _WEB_ADDRESS.fullmatch(p) or _ABBREVIATION.fullmatch(p) for p in pieces)
-        # an organisation's long name ("Presse- und Informationsamt der Bundesregierung | Ines Rowe")
-        or len(pieces) == 2
-        and any(len(p.split()) >= MIN_ORGANISATION_WORDS for p in pieces)
-    )
+    beside = beside or known_agency or _names_an_organisation(pieces)
     photographer: Optional[str] = None
     agencies: list[Agency] = []
     organisations: list[str] = []

@@ -1195,3 +1195,16 @@ def test_two_amp_photos_with_one_caption_are_two_captions_with_their_own_picture
     # the same file in two sizes is one photo
     sizes = block.replace("harbourlockdown-0.jpg", "harbourlockdown-580x386.jpg")
     assert len(captions_in_story(sizes)) == 1
+
+
+def test_a_form_a_weather_box_a_pager_or_an_unfilled_template_in_caption_markup_is_no_caption():
+    for shown in (
+        "Name * Comment *",
+        "19°C | Harbour City 10/12/2020",
+        "Next",
+        "« Vorheriges Weiter »",
+        "{f:render(section: 'caption', arguments: {image: 'Harbour'})}",
+    ):
+        assert captions_in_story(figures([shown])) == [], shown
+    for shown in ("12 °C in the harbour at dawn: swimmers at the pier", "Next to the pier, the old harbour crane"):
+        assert [c.text for c in captions_in_story(figures([shown]))] == [shown]

@@ -91,7 +91,7 @@ _TOGGLE = re.compile(
 _TOGGLE_ONLY = re.compile(
     r"^[.\s]*(?:\.{3}|…)?\s*(?:(?:read|show|see|view|open)\s+)?(?:more|less|close|expand|collapse|hide|"
     r"caption|hide\s+caption|show\s+caption|enlarge|zoom|fullscreen|gallery|slideshow|expand\s*/\s*contract|"
-    r"vergrößern|agrandir|ampliar|ingrandisci|"
+    r"vergrößern|agrandir|ampliar|ingrandisci|next|previous|prev|weiter|zurück|suivant|précédent|siguiente|anterior|"
     r"(?:bildunterschrift|bildbeschreibung|bildtext|beschreibung|legende)\s+(?:einblenden|ausblenden|anzeigen))$",
     re.I,
 )
@@ -1302,7 +1302,14 @@ def _unique(captions: Iterable[CaptionData]) -> list[CaptionData]:
 
 # What a caption block can hold that is not a caption: a template left unfilled, a video in a playlist
 # ("Neighbors describe London attacker 02:29"), a share bar, a player's notice.
-_TEMPLATE = re.compile(r"\{\{.*?\}\}|\$\{.*?\}")
+_TEMPLATE = re.compile(r"\{\{.*?\}\}|\$\{.*?\}|\{f:\w+\(|<%=?")  # also a TYPO3 Fluid call, "{f:render(..."
+# A form's field labels ("Name * Comment *"), a weather box ("19°C | Harbour City 10/12/2020").
+_FORM_LABELS = re.compile(r"^(?:[^\W\d_][\w-]*\s*\*\s*){2,}$")
+# A pager's buttons ("« Previous Next »", "Vorheriges Weiter").
+_PAGER = re.compile(
+    r"^(?:[«»‹›<>←→\s]|\b(?:previous|prev|next|vorherige[sr]?|nächste[sr]?|weiter|zurück|suivant|précédent)\b)+$", re.I
+)
+_WEATHER = re.compile(r"^-?\d{1,2}\s*°\s*[CF]?\s*(?:\||$)")
 _DURATION_END = re.compile(r"\s\(?\d{1,2}:\d{2}(?::\d{2})?\)?$|^\(?\d{1,2}:\d{2}(?::\d{2})?\)?\s")
 # A label alone ("Fig. 1", "Abb. 3") or a file's name ("2022/01/Rescue_AdobeStock_1692.jpeg").
 _LABEL_ONLY = re.compile(r"^(?:fig(?:ure)?|abb(?:ildung)?|bild|image|photo|foto|grafik|chart)\.?\s*\d+[.:]?$", re.I)
@@ -1407,22 +1414,28 @@ _TAG_LIST = re.compile(r"^[^/]{1,30}(?:\s*/\s*[^/\s]?[^/]{0,30}){3,}$")
 _HIDDEN_LABEL = re.compile(r"^(?:image|media|photo|video)\s+caption\s*:?\s+", re.I)
 
 
+def _widget_text(bare: str) -> bool:
+    """The page's machinery where a caption would stand: a player's notice, a label or file name, a rights
+    notice, a button, a counter, an advertisement's label, a form, a weather box, a pager, a shop's listing."""
+    if _PLAYER_NOTICE.match(bare) or _LABEL_ONLY.match(bare) or _FILE_NAME.match(bare) or _RIGHTS_NOTICE.search(bare):
+        return True
+    if _TOGGLE_ONLY.match(bare) or _COUNTER.match(bare) or _AD_LABEL.match(bare.strip(" -–—")) or _AD_LEAD.match(bare):
+        return True
+    if _LINKS_LABEL.match(bare) or _INSTRUCTION.search(bare) or _TEASER_BYLINE.match(bare) or _PAGER.match(bare):
+        return True
+    if _CART_BUTTON.search(bare) or _CONTACT.search(bare) or _FORM_LABELS.match(bare) or _WEATHER.match(bare):
+        return True
+    return bool(
+        _TIME_ALONE.match(bare) or _SHOP_LISTING.search(bare) or _SHIPPING.match(bare) or _MEDIA_BADGE.match(bare)
+    )
+
+
 def is_caption_text(text: str) -> bool:
     """False for what caption markup can hold that describes no photo: a credit alone ("© Jane Doe",
     "Shutterstock", "(Getty Images via @daylife)"), an unfilled template, a playlist entry ending in its
     running time, a share bar, a player's notice."""
     bare = text.strip(" ()[]")
-    if not bare or _TEMPLATE.search(text) or _DURATION_END.search(text) or _PLAYER_NOTICE.match(bare):
-        return False
-    if _LABEL_ONLY.match(bare) or _FILE_NAME.match(bare) or _RIGHTS_NOTICE.search(bare):
-        return False
-    if _TOGGLE_ONLY.match(bare) or _COUNTER.match(bare) or _AD_LABEL.match(bare.strip(" -–—")) or _AD_LEAD.match(bare):
-        return False
-    if _LINKS_LABEL.match(bare) or _INSTRUCTION.search(bare) or _TEASER_BYLINE.match(bare):
-        return False
-    if _CART_BUTTON.search(bare) or _CONTACT.search(bare):
-        return False
-    if _TIME_ALONE.match(bare) or _SHOP_LISTING.search(bare) or _SHIPPING.match(bare) or _MEDIA_BADGE.match(bare):
+    if not bare or _TEMPLATE.search(text) or _DURATION_END.search(text) or _widget_text(bare):
         return False
     if _CREDIT_WORD.match(bare) or (_TAG_LIST.match(bare) and not re.search(r"[.!?]\s", bare)):
         return False
