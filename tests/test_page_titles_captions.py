@@ -1208,3 +1208,21 @@ def test_a_form_a_weather_box_a_pager_or_an_unfilled_template_in_caption_markup_
         assert captions_in_story(figures([shown])) == [], shown
     for shown in ("12 °C in the harbour at dawn: swimmers at the pier", "Next to the pier, the old harbour crane"):
         assert [c.text for c in captions_in_story(figures([shown]))] == [shown]
+
+
+def test_the_text_under_an_embedded_social_post_is_the_storys_not_a_photo_caption():
+    post = (
+        "<figure><h2>2. The harbour master</h2><div><amp-instagram data-shortcode='Bx1' width='658' height='658'>"
+        "</amp-instagram></div><figcaption class='slide-caption'><p>Learn the harbour master's wave to get into character.</p>"
+        "<p>What you need: a navy coat and a captain's hat.</p></figcaption></figure>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html(STORY[:2]) + post + paragraphs_html(STORY[2:])
+    article = read(page("", body + "</article>"))
+    assert article.captions == []
+    assert any("captain's hat" in p for p in article.paragraphs)
+    # a photo of the story credited to a social network keeps its caption
+    photo = post.replace(
+        "<amp-instagram data-shortcode='Bx1' width='658' height='658'></amp-instagram>",
+        "<img src='/harbour-master.jpg'>",
+    )
+    assert [c.text for c in captions_in_story(photo)] != []

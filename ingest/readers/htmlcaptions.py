@@ -287,6 +287,13 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
             group, figure = tag, tag  # a picture with text beside it but no caption markup
         else:
             continue
+        if figure is not None and _social_post(figure):
+            # another account's post embedded in the story: its text is the story's, no photo caption; kept
+            # for the body as plain blocks (an extractor leaves out what a figure holds)
+            for block in [figure, *figure.find_all("figcaption")]:
+                block.name = "div"
+                block.attrs.pop("class", None)  # named for a caption, a block is left out of the body
+            continue
         furniture = in_furniture(group) or _in_gallery_aside(group, galleries)
         furniture = (furniture and not _photo_aside(group, photo_asides)) or _teaser(group, site)
         furniture = furniture or _later_in_playlist(group, playlists)
@@ -980,6 +987,28 @@ def _picture_with_text(tag: Tag) -> bool:
     if "no" in name_words(tag) or sum(1 for t in tag.descendants if isinstance(t, Tag) and t.name == "p") > 2:
         return False  # "no-image" names the absence of a picture
     return _word_count(tag, MIN_BOX_CAPTION_WORDS) >= MIN_BOX_CAPTION_WORDS
+
+
+_SOCIAL_EMBEDS = frozenset({"amp-instagram", "amp-twitter", "amp-facebook", "amp-tiktok"})
+_SOCIAL_POST_CLASSES = frozenset({"instagram-media", "twitter-tweet", "tiktok-embed", "fb-post"})
+_SOCIAL_HOSTS = re.compile(
+    r"^https?://(?:www\.)?(?:instagram\.com|twitter\.com|x\.com|facebook\.com|tiktok\.com)/", re.I
+)
+
+
+def _social_post(figure: Tag) -> bool:
+    """A figure holding a social network's embedded post (an Instagram or X post) and no picture of its own."""
+    inside = tags_in(figure)
+    if any(t.name in ("img", "picture", "amp-img", "video") for t in inside):
+        return False
+    return any(
+        t.name in _SOCIAL_EMBEDS
+        or t.name == "blockquote"
+        and _SOCIAL_POST_CLASSES & set(t.get("class") or [])
+        or t.name == "iframe"
+        and _SOCIAL_HOSTS.match(str(t.get("src") or ""))
+        for t in inside
+    )
 
 
 def _candidate(tag: Tag) -> bool:
