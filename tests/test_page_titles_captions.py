@@ -1171,10 +1171,16 @@ def test_a_sponsored_posts_label_a_sites_rights_notice_contact_details_or_a_cart
         "Harbour Media ME - CNPJ: 13.321.695/0001-55 Todos os direitos reservados - É proibida a reprodução.",
         "Dana Whitlow Tel.: +49 (0)30-212 341-253 E-Mail: presse@harbour.example",
         "Harbour Roast - Perfect Symphony, 250g Dose ZUM WARENKORB HINZUFÜGEN",
+        'Need more harbour? Subscribe to our sister title "All About Ports" for the latest news.',
+        "Folgen Sie der HAFENPOST auf Instagram, Facebook und Twitter.",
     ):
         assert captions_in_story(figures([shown])) == [], shown
     # an old advertisement described in its caption is a caption, and so is a caption naming a telephone
-    for shown in ("Advertisement for Harbour soap, printed in 1912.", "The harbour's first telephone, from 1912."):
+    for shown in (
+        "Advertisement for Harbour soap, printed in 1912.",
+        "The harbour's first telephone, from 1912.",
+        "Fans follow the ferry along the quay on Sunday.",
+    ):
         assert [c.text for c in captions_in_story(figures([shown]))] == [shown]
 
 

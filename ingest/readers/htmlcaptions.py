@@ -1413,6 +1413,12 @@ _CART_BUTTON = re.compile(
     r"a[ñn]adir\s+al\s+carrito)\W*$",
     re.I,
 )
+# A promotion of the site itself: a subscription, a newsletter, its social accounts.
+_PROMOTION = re.compile(
+    r"\bsubscribe\s+(?:to|now|today|for)\b|\bsign\s+up\s+(?:for|to)\s+(?:our|the)\s+newsletter|\babonnieren\s+sie\b|"
+    r"\bjetzt\s+abonnieren\b|\b(?:folgen\s+sie|follow)\s+(?:uns|us|der|dem|the)\b[^.!?]{0,40}\b(?:instagram|facebook|twitter)\b",
+    re.I,
+)
 # Contact details ("Dana Whitlow Tel.: +49 (0)30-212 341 E-Mail: presse@example.org"): an address box.
 _CONTACT = re.compile(
     r"\b(?:tel(?:efon|éfono)?|phone|fax|mobil(?:e)?)\.?\s*:?\s*\(?\+?\d[\d\s()/.-]{5,}|\be-?mail\s*:\s*\S+@\S+", re.I
@@ -1453,6 +1459,8 @@ def _widget_text(bare: str) -> bool:
     if _LINKS_LABEL.match(bare) or _INSTRUCTION.search(bare) or _TEASER_BYLINE.match(bare) or _PAGER.match(bare):
         return True
     if _CART_BUTTON.search(bare) or _CONTACT.search(bare) or _FORM_LABELS.match(bare) or _WEATHER.match(bare):
+        return True
+    if _PROMOTION.search(bare):
         return True
     return bool(
         _TIME_ALONE.match(bare) or _SHOP_LISTING.search(bare) or _SHIPPING.match(bare) or _MEDIA_BADGE.match(bare)
