@@ -429,7 +429,7 @@ COUNTER_LABEL = re.compile(
 _LEADING_LICENCE = re.compile(r"^CC[\s-]?(?:BY|0)(?:[\s-](?:NC|ND|SA))*(?:\s+\d\.\d)?\s+(?=[A-ZÀ-Þ])", re.I)
 _ARCHIVE_OF = re.compile(r"^(?:[Aa]rchivo|[Aa]rquivo|[Aa]rchiv|[Aa]rchive|[Aa]rchivio)\s+(?=[A-ZÀ-Þ])")
 _PART_NOTE = re.compile(
-    r"^(?:symbolbild|symbolfoto|archivbild|archivfoto|archiv|file|reprodu[çc][ãa]o|reproducci[óo]n|divulga[çc][ãa]o|"
+    r"^(?:symbolbild|symbolfoto|archivbild|archivfoto|archiv|archivo|arquivo|archivio|archive|file|reprodu[çc][ãa]o|reproducci[óo]n|divulga[çc][ãa]o|"
     r"arquivo\s+pessoal|archivo\s+personal|archivio\s+personale|privat|private|privatarchiv|"
     # the maker of the product shown, as a role: "Foto: Hersteller", "PR"
     r"hersteller|manufacturer|pr|promo|anbieter|beigestellt|zur\s+verf[üu]gung\s+gestellt)$",
@@ -644,6 +644,8 @@ def is_credit(text: str) -> bool:
         return True
     parts = [p for p in re.split(r"\s*/\s*|\s+v[ií]a\s+", text) if p.strip()]
     agencies = [find_agency(p) for p in parts]
+    if len(parts) == 2 and any(_PART_NOTE.match(p) for p in parts) and all(map(_is_organisation, parts)):
+        return True  # "Archivo/Harbour Times": the paper's own archive photo
     if len(parts) == 2 and not any(agencies):
         # "Karl Mondon/Bay Area News Group": a person and an organisation that names itself as one.
         # Or the other way round: "Goddard Space Flight Center/Ines Rowe".
@@ -702,6 +704,8 @@ _TRAILING_AGENCY_SLASH = re.compile(
 
 
 MAX_CAPTION_WORDS = 150
+MIN_WORDS_BEFORE_GLUED_LABEL = 3  # "Left Image: ...": a picture's place before its credit, no caption
+_LABEL_IN = re.compile(r"\b(?:photo|foto|bild|picture|image|credit)s?\s*:", re.I)
 # Korean papers' credits: "사진=하버시 제공" (photo = supplied by Harbour City), "사진=연합뉴스", and the place and
 # reporter ending a photo's caption: "잠실=김하버 기자 harbour@example.com /2020.08.20/".
 _KOREAN_CREDIT = re.compile(
@@ -771,7 +775,13 @@ def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
             text = text[: m.start(1)].rstrip()
     # (not after a copyright sign: "... Drosten © picture alliance/dpa Foto: Ines Rowe" ends in a credit's repeat)
     if credit is None and "©" not in text and (m := _TRAILING_LABEL_AFTER_WORD.search(text)) and is_credit(m.group(1)):
-        if any(parse_credit(m.group(1))):
+        before = text[: m.start(1)]
+        # not after another credit's label ("Left Image: NOAA, Right Image: Ines Rowe": credits alone)
+        if (
+            any(parse_credit(m.group(1)))
+            and len(before.split()) >= MIN_WORDS_BEFORE_GLUED_LABEL
+            and not _LABEL_IN.search(before)
+        ):
             credit = m.group(1).strip()
             text = text[: m.start(1)].rstrip()
     if credit is None:

@@ -423,3 +423,9 @@ def test_korean_papers_credits():
 def test_a_studios_web_address_beside_a_stock_site_is_not_its_photographer():
     assert parse_credit("Bild: © HarbourPhotos.com/Adobestock") == (None, "Adobe Stock")
     assert parse_credit("hafenfoto/stock.adobe.com") == ("hafenfoto", "Adobe Stock")
+
+
+def test_a_papers_archive_photo_or_credits_for_two_pictures_are_credits_alone():
+    assert is_credit("Archivo/Harbour Times") and parse_credit("Archivo/Harbour Times") == (None, "Harbour Times")
+    # "Left Image: ..., Right Image: ...": each picture's credit, no caption before the second label
+    assert split_caption("Left Image: Harbour Survey Office, Right Image: Ines Rowe") is None

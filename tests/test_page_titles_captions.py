@@ -1232,3 +1232,19 @@ def test_the_text_under_an_embedded_social_post_is_the_storys_not_a_photo_captio
         "<img src='/harbour-master.jpg'>",
     )
     assert [c.text for c in captions_in_story(photo)] != []
+
+
+def test_the_sharing_image_of_a_photo_uploaded_twice_is_that_photo_not_a_second_caption():
+    # the page shows "bridge-2.jpg" (a second upload of "bridge.jpg"); og:image names the first file
+    head = (
+        "<meta property='og:image' content='https://example.org/up/harbourbridge.jpg?w=951'>"
+        "<meta property='og:image:alt' content='a ferry worker smiles as she poses for a photo'>"
+    )
+    shown = (
+        "<figure><img src='https://example.org/up/harbourbridge-2.jpg'><figcaption>Dana Whitlow, 27, won the vote "
+        "on Tuesday to run the harbour ferry.</figcaption></figure>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + shown + paragraphs_html() + "</article>"
+    assert [c.text for c in read(page(head, body)).captions] == [
+        "Dana Whitlow, 27, won the vote on Tuesday to run the harbour ferry."
+    ]

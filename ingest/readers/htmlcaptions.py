@@ -1313,8 +1313,11 @@ def _unique(captions: Iterable[CaptionData]) -> list[CaptionData]:
         if not key:
             continue
         for i, other in enumerate(kept):
-            if caption.image_url and other.image_url and not same_photo(caption.image_url, other.image_url):
-                continue
+            if caption.image_url and other.image_url:
+                if not same_photo(caption.image_url, other.image_url) or _second_upload(
+                    caption.image_url, other.image_url
+                ):
+                    continue
             other_key = _key(other.text)
             if key == other_key or (len(key) >= MIN_PREFIX_CHARS and other_key.startswith(key)):
                 if other.credit is None and caption.credit:
@@ -1505,6 +1508,13 @@ _SIZE_TOKEN = re.compile(
 )
 
 
+def _second_upload(a: str, b: str) -> bool:
+    """ "lockdown.jpg" and "lockdown-0.jpg": a second file uploaded under the same name. Two pictures the page
+    shows under one caption are then two photos; the page's sharing image may be either file of one photo."""
+    stems = sorted((_file_stem(a), _file_stem(b)), key=len)
+    return bool(re.fullmatch(re.escape(stems[0]) + r"[-_]\d", stems[1]))
+
+
 def _file_stem(url: str) -> str:
     return _SIZE_TOKEN.sub("", urlsplit(url).path.rsplit("/", 1)[-1].casefold().rsplit(".", 1)[0])
 
@@ -1522,9 +1532,6 @@ def same_photo(a: str, b: str) -> bool:
 
     if urlsplit(a).path == urlsplit(b).path:
         return True
-    stems = sorted((_file_stem(a), _file_stem(b)), key=len)
-    if re.fullmatch(re.escape(stems[0]) + r"[-_]\d", stems[1]):
-        return False  # "lockdown.jpg" and "lockdown-0.jpg": a second file uploaded under the same name
     # "IMG_20240630_101544.jpg" and "IMG_20240630_114502.jpg", "harbour-bridge-2-580x386.jpg"
     # and "harbour-bridge-3-580x386.jpg": two shots, each numbered as the other is not (sizes aside).
     if numbers(a) - numbers(b) and numbers(b) - numbers(a):
