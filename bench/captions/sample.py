@@ -153,6 +153,19 @@ def main() -> int:
     return 0
 
 
+def _undrawn(corpus: Path, seen_pages: set[str]) -> list[tuple[str, str, str]]:
+    """(set, page, site) of every benchmark and html-metadata page not drawn yet, in a fixed order."""
+    candidates = []
+    benchmark = json.loads((corpus / "article-extraction-benchmark" / "ground-truth.json").read_text(encoding="utf-8"))
+    metadata = (corpus / "html-metadata" / "expected.jsonl").read_text(encoding="utf-8").splitlines()
+    for name, urls in (
+        ("article-extraction-benchmark", {k: v["url"] for k, v in benchmark.items()}),
+        ("html-metadata", {json.loads(line)["id"]: json.loads(line)["url"] for line in metadata}),
+    ):
+        candidates += [(name, page, site_of(url or "")) for page, url in sorted(urls.items()) if page not in seen_pages]
+    return candidates
+
+
 def more(corpus: Path, count: int, fresh: str = "") -> int:
     out = OUT.parent / (f"pages-{fresh}.jsonl" if fresh else "pages-more.jsonl")
     drawn = [OUT] + ([p for p in sorted(OUT.parent.glob("pages-*.jsonl")) if p != out] if fresh else [])
@@ -161,25 +174,7 @@ def more(corpus: Path, count: int, fresh: str = "") -> int:
     seen_sites = {row["site"] for row in taken}
     rng = random.Random(3536 + int(fresh.removeprefix("fresh") or 1) if fresh else 3536)
     candidates = []
-    for name, urls in (
-        (
-            "article-extraction-benchmark",
-            {
-                k: v["url"]
-                for k, v in json.loads(
-                    (corpus / "article-extraction-benchmark" / "ground-truth.json").read_text(encoding="utf-8")
-                ).items()
-            },
-        ),
-        (
-            "html-metadata",
-            {
-                json.loads(line)["id"]: json.loads(line)["url"]
-                for line in (corpus / "html-metadata" / "expected.jsonl").read_text(encoding="utf-8").splitlines()
-            },
-        ),
-    ):
-        candidates += [(name, page, site_of(url or "")) for page, url in sorted(urls.items()) if page not in seen_pages]
+    candidates += _undrawn(corpus, seen_pages)
     rng.shuffle(candidates)
     per_site: Counter = Counter()
     chosen = []
@@ -213,25 +208,7 @@ def seen(corpus: Path, count: int, label: str) -> int:
     candidates = []
     truth = json.loads((corpus / "news-extraction-big9" / "ground-truth.json").read_text(encoding="utf-8"))
     candidates += [("news-extraction-big9", page, "") for page in sorted(truth) if page not in seen_pages]
-    for name, urls in (
-        (
-            "article-extraction-benchmark",
-            {
-                k: v["url"]
-                for k, v in json.loads(
-                    (corpus / "article-extraction-benchmark" / "ground-truth.json").read_text(encoding="utf-8")
-                ).items()
-            },
-        ),
-        (
-            "html-metadata",
-            {
-                json.loads(line)["id"]: json.loads(line)["url"]
-                for line in (corpus / "html-metadata" / "expected.jsonl").read_text(encoding="utf-8").splitlines()
-            },
-        ),
-    ):
-        candidates += [(name, page, site_of(url or "")) for page, url in sorted(urls.items()) if page not in seen_pages]
+    candidates += _undrawn(corpus, seen_pages)
     rng.shuffle(candidates)
     used: set[str] = set()
     chosen = []
