@@ -456,11 +456,13 @@ _LICENCE_SENTENCE = re.compile(
 
 
 # "..., Inc. All Rights Reserved", "Alle Rechte vorbehalten": the copyright notice's formula, no name in it.
-_RIGHTS = re.compile(
-    r"[,.]?\s*(?:all\s+rights?(?:\s+reserved)?|alle\s+rechte\s+vorbehalten|tous\s+droits\s+r[ée]serv[ée]s|"
-    r"todos\s+los\s+derechos\s+reservados)\.?\s*$",
-    re.I,
+# The formula in the languages of the archive's pages (also read by the caption reader's rights notices).
+RIGHTS_RESERVED = (
+    r"all\s+rights\s+reserved|alle\s+rechte\s+vorbehalten|tous\s+droits\s+r[ée]serv[ée]s|"
+    r"tod[oa]s\s+(?:los|os)\s+(?:derechos|direitos)\s+reservados|tutti\s+i\s+diritti\s+riservati|"
+    r"alle\s+rechten\s+voorbehouden|wszelkie\s+prawa\s+zastrze[żz]one"
 )
+_RIGHTS = re.compile(r"[,.]?\s*(?:" + RIGHTS_RESERVED + r"|all\s+rights?)\.?\s*$", re.I)  # also cut short
 _LEADING_YEARS = re.compile(r"^(?:19|20)\d\d(?:\s*[-–]\s*(?:19|20)?\d\d)?\s+(?=\D)")
 _YEAR_BETWEEN = re.compile(r"(?<=[^\W\d])\s+(?:19|20)\d\d\s+(?=[A-ZÀ-Þ])")
 

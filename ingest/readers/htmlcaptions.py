@@ -20,6 +20,7 @@ from bs4 import BeautifulSoup, NavigableString, Tag
 from ..credits import (
     COUNTER_LABEL,
     MAX_CAPTION_WORDS,
+    RIGHTS_RESERVED,
     caption_from_parts,
     find_agency,
     is_credit,
@@ -1374,8 +1375,7 @@ _SOCIAL = {
 }
 # A site's footer notice in caption markup.
 _RIGHTS_NOTICE = re.compile(
-    r"all rights reserved|alle rechte vorbehalten|tous droits réservés|tod[oa]s (?:los|os) derechos reservados|"
-    r"todos os direitos reservados|tutti i diritti riservati|alle rechten voorbehouden|wszelkie prawa zastrze[żz]one|"
+    RIGHTS_RESERVED + r"|"
     r"unter einer creative commons|terms of (?:use|service)|privacy policy|registered trademark",
     re.I,
 )
