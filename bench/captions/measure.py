@@ -59,8 +59,9 @@ HERE = Path(__file__).resolve().parent
 # fresh7 was drawn and judged at the start of the article-credit round and scored once at its end; read after.
 # fresh8 (62 pages: the last sites in no earlier draw) was judged at the start of the fresh7-read round and scored
 # once at its end (BENCHMARKS.md), read from the fresh8-read round on. No unseen site is left in the corpus after
-# it: fresh9 (60 pages never drawn, on sites drawn before: sample.py --seen) was judged at the start of that round.
-READ = ("dev", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8")
+# it: fresh9 (60 pages never drawn, on sites drawn before: sample.py --seen) was judged at the start of that round,
+# scored once at its end and read from the next round on; fresh10 (60 more such pages) was judged at that round's start.
+READ = ("dev", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8", "fresh9")
 MATCH_F1 = 0.8
 HTML_SETS = ("html-metadata", "news-extraction-big9", "article-extraction-benchmark")
 
@@ -209,6 +210,7 @@ def agreement() -> int:
         "second-fresh7.jsonl",
         "second-fresh8.jsonl",
         "second-fresh9.jsonl",
+        "second-fresh10.jsonl",
     ):
         if (HERE / name).is_file():
             print(f"{name}: ", end="")
