@@ -17,13 +17,15 @@ Titles, at token-F1 0.8 or more, beside trafilatura's title on the same bytes:
 - news-extraction-big9: the gold text's first line (the headline in this set; a standfirst follows on the next line);
 - article-extraction-benchmark: the judged titles (bench/captions/titles.jsonl and the judged set).
 
+`--check` looks each judged title's and caption's words up in its own page (a judgment written under another
+page's name shows as words mostly absent from it).
 `--agreement` compares the second, blind readings (bench/captions/second.jsonl, second-fresh.jsonl, second-fresh5.jsonl,
 second-fresh6.jsonl, second-fresh7.jsonl, second-fresh8.jsonl)
 with the first.
 Misses on the halves already read (dev, the first held-back half, the first fresh sample) are written to
 bench/out/captions-misses.jsonl.
 
-    python -m bench.captions.measure [--held] [--fresh] [--agreement] [--no-titles]
+    python -m bench.captions.measure [--held] [--fresh] [--read] [--agreement] [--check] [--no-titles]
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import hashlib
+import html
 import json
 import logging
 import os
@@ -157,6 +160,35 @@ def read_judged(paths: Iterable[Path]) -> dict[tuple[str, str], dict]:
     return rows
 
 
+# A judged title or caption of this many words is written under the wrong page when fewer than this share of its
+# words are anywhere in that page's markup (two judgments of fresh9 were found swapped that way).
+CHECK_MIN_WORDS = 4
+CHECK_MIN_SHARE = 0.6
+
+
+def check_judged(corpus: Path) -> int:
+    """Each judged title's and caption's words are looked up in its own page: a judgment written under another
+    page's name (a slip while copying) shows as text mostly absent from the page. Prints each suspect; exits 1."""
+    suspects = 0
+    paths = [*sorted((HERE / "judged").glob("*.jsonl")), *sorted(HERE.glob("second*.jsonl"))]
+    for path in paths:
+        for (set_name, page), row in read_judged([path]).items():
+            raw = gzip.decompress((corpus / set_name / "html" / f"{page}.html.gz").read_bytes()).decode(
+                "utf-8", "replace"
+            )
+            on_page = set(word_hashes(raw)) | set(word_hashes(html.unescape(raw)))
+            texts = {"title": row.get("title") or []} | {
+                f"caption {i + 1}": c["words"] for i, c in enumerate(row["captions"])
+            }
+            for what, words in texts.items():
+                share = sum(w in on_page for w in words) / len(words) if words else 1.0
+                if len(words) >= CHECK_MIN_WORDS and share < CHECK_MIN_SHARE:
+                    suspects += 1
+                    print(f"{path.name}: {set_name} {page}: {what}: {share:.0%} of {len(words)} words on the page")
+    print(f"{suspects} judged texts mostly absent from their page")
+    return 1 if suspects else 0
+
+
 def read_page(job: tuple[Path, str, str, bool]) -> tuple[str, str, dict]:
     """The archive's (and optionally trafilatura's) answer for one page; runs in a worker process."""
     corpus, set_name, page, with_trafilatura = job
@@ -248,6 +280,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--fresh", action="store_true", help="score the fresh held-back samples too (report only)")
     parser.add_argument("--read", action="store_true", help="score every half already read (READ), no other")
     parser.add_argument("--agreement", action="store_true", help="compare the second reading with the first")
+    parser.add_argument("--check", action="store_true", help="check each judgment's words are on its page")
     parser.add_argument("--no-titles", action="store_true", help="captions only")
     parser.add_argument("--no-trafilatura", action="store_true", help="titles without trafilatura's (3x faster)")
     args = parser.parse_args(argv)
@@ -256,6 +289,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     if not (args.corpus / "html-metadata").is_dir():
         print(f"skipped: the corpus is not at {args.corpus}")
         return 0
+    if args.check:
+        return check_judged(args.corpus)
     halves = {
         json.loads(line)["page"]: json.loads(line)["half"]
         for path in sorted(HERE.glob("pages*.jsonl"))
