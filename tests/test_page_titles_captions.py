@@ -1248,3 +1248,138 @@ def test_the_sharing_image_of_a_photo_uploaded_twice_is_that_photo_not_a_second_
     assert [c.text for c in read(page(head, body)).captions] == [
         "Dana Whitlow, 27, won the vote on Tuesday to run the harbour ferry."
     ]
+
+
+def test_a_wire_photos_file_photo_label_is_neither_its_text_nor_its_credit():
+    # a TinyMCE attribute keeps the wire's caption ("FILE PHOTO: ...") beside the shorter caption the page shows
+    body = (
+        f"<article><h1>{HEADLINE}</h1>"
+        "<figure><img src='https://example.org/ferry.jpg' data-mce-source='Reuters' data-mce-caption='FILE PHOTO: "
+        "The ferry Harbour Star leaves the old quay at dawn'><figcaption>The ferry Harbour Star leaves the old quay "
+        "at dawn. <span class='credit'>Reuters</span></figcaption></figure>"
+        "<figure><img src='https://example.org/quay.jpg'><figcaption>File photo: Workers repair the old quay wall "
+        "in Harbour Town. REUTERS/Ines Rowe</figcaption></figure>" + paragraphs_html() + "</article>"
+    )
+    captions = read(page(body=body)).captions
+    assert [(c.text, c.agency) for c in captions] == [
+        ("The ferry Harbour Star leaves the old quay at dawn", "Reuters"),  # one caption, not "FILE" and another
+        ("Workers repair the old quay wall in Harbour Town.", "Reuters"),
+    ]
+    assert captions[1].photographer == "Ines Rowe"
+
+
+def test_the_storys_main_photo_kept_in_a_box_of_related_media_is_its_photo_but_a_teaser_there_is_not():
+    related = (
+        "<div id='story-related-media'><div id='story-main-media'><a href='/photo/1'><img src='ferry.jpg' "
+        "alt='Dana Whitlow waves from the ferry'></a><cite class='caption'>AP – Dana Whitlow waves from the ferry "
+        "Harbour Star as it leaves the old quay on Friday …</cite></div>"
+        "<div class='lead-image'><img src='gull.jpg'><span class='caption'>Gulls return to the harbour</span>"
+        "<a href='/news/gulls'>Gulls return to the harbour</a></div></div>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + related + paragraphs_html() + "</article>"
+    captions = read(page(body=body)).captions
+    assert [(c.text, c.agency) for c in captions] == [
+        ("Dana Whitlow waves from the ferry Harbour Star as it leaves the old quay on Friday …", "AP")
+    ]
+
+
+def test_a_caption_cut_short_after_a_photo_label_is_the_start_of_the_pictures_description():
+    alt = (
+        "Dana Whitlow of Harbour Town shows a photo she took of the ferry Harbour Star at dawn, Friday, Sept. 23. "
+        "(AP Photo/Ines Rowe)"
+    )
+    photo = (
+        f"<div class='mainphoto'><a href='/photo/1'><img src='https://example.org/ferry.jpg' alt='{alt}'></a>"
+        "<div class='source'><a href='/photo/1'>AP Photo:</a> Dana Whitlow of Harbour Town shows a photo she took "
+        "of the ferry...</div></div>"
+    )
+    other = (  # shortened, but not what the picture's description says: another photo's teaser
+        "<div><a href='/photo/2'><img src='gull.jpg' alt='Gulls over the old quay wall on a grey morning'></a>"
+        "<div><a href='/photo/2'>AP Photo:</a> Gulls return to the harbour town after ten years...</div></div>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + paragraphs_html() + "</article><div>" + photo + other + "</div>"
+    captions = read(page(body=body)).captions
+    assert [(c.text, c.credit, c.agency) for c in captions] == [
+        ("Dana Whitlow of Harbour Town shows a photo she took of the ferry", "AP Photo", "AP")
+    ]
+    assert captions[0].image_url.endswith("ferry.jpg")
+
+
+def slideshow(alts: list[str], shown: str) -> str:
+    slides = "".join(
+        f"<li class='carousel-item'><figure class='slideshow-figure'><img src='https://example.org/s{i}.jpg' "
+        f'alt="{alt}"></figure></li>'
+        for i, alt in enumerate(alts)
+    )
+    return (
+        f"<div class='slideshow'><div><ul class='carousel'>{slides}</ul></div>"
+        f"<div><span>1 / {len(alts)}</span><div class='slideshow-description'>{shown}</div></div></div>"
+    )
+
+
+def test_a_slideshows_one_caption_box_gives_each_slide_its_own_description_as_caption():
+    alts = [
+        "The ferry Harbour Star at the old quay",
+        "The ferry Harbour Star seen from the side",
+        "&lt;p&gt;The ferry's bridge, where Dana Whitlow steers. (Photo: Ines Rowe/AP)&lt;/p&gt;",
+    ]
+    body = f"<article><h1>{HEADLINE}</h1>" + slideshow(alts, alts[0]) + paragraphs_html() + "</article>"
+    captions = read(page(body=body)).captions
+    assert [(c.text, c.photographer, c.image_url) for c in captions] == [
+        ("The ferry Harbour Star at the old quay", None, "https://example.org/s0.jpg"),
+        ("The ferry Harbour Star seen from the side", None, "https://example.org/s1.jpg"),
+        ("The ferry's bridge, where Dana Whitlow steers.", "Ines Rowe", "https://example.org/s2.jpg"),
+    ]
+    # a slide without a description: the box is not known to describe each slide, only the one it shows
+    body = f"<article><h1>{HEADLINE}</h1>" + slideshow([*alts[:2], ""], alts[0]) + paragraphs_html() + "</article>"
+    assert [c.text for c in read(page(body=body)).captions] == ["The ferry Harbour Star at the old quay"]
+
+
+def test_a_file_stem_or_the_headline_in_every_slides_caption_box_is_no_caption():
+    slides = "".join(
+        f"<div class='slideshow_view'><div class='slideshow_slide slideshow_slide_image'>"
+        f"<img src='https://example.org/harbour_bridge_{i}.jpg' alt='{HEADLINE}' width='1500' height='1000'>"
+        f"<div class='slideshow_description_box'><div class='slideshow_title'>{title}</div></div></div></div>"
+        for i, title in enumerate([HEADLINE, "harbour_bridge_1", "harbour_bridge_2", HEADLINE, HEADLINE])
+    )
+    show = (
+        f"<div class='slideshow_container'><div class='slideshow_content' style='display: none;'>{slides}</div></div>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>{show}" + paragraphs_html() + "</article>"
+    assert read(page(body=body)).captions == []
+
+
+def test_a_video_kept_as_the_storys_main_media_gives_no_caption_and_two_agencies_lead_a_caption():
+    video = (
+        "<div id='story-related-media'><div id='story-main-media'><a class='media video' href='/video/1'>"
+        "<img src='https://example.org/still.jpg'><span>Play Video</span></a><cite class='caption'><a href='/ap'>AP"
+        "</a> – Harbour ferry fares to rise in spring</cite></div></div>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + video + paragraphs_html() + "</article>"
+    assert read(page(body=body)).captions == []
+    photo = (
+        "<div id='story-related-media'><div id='story-main-media'><a href='/photo/1'>"
+        "<img src='https://example.org/quay.jpg'></a><cite class='caption'>AFP/Harbour Times – Dana Whitlow "
+        "speaks to the press at the old quay on Friday …</cite></div></div>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + photo + paragraphs_html() + "</article>"
+    captions = read(page(body=body)).captions
+    assert [(c.text, c.credit, c.agency) for c in captions] == [
+        ("Dana Whitlow speaks to the press at the old quay on Friday …", "AFP/Harbour Times", "AFP")
+    ]
+
+
+def test_a_box_of_related_links_inside_a_block_named_for_the_main_media_is_still_furniture():
+    minor = "".join(
+        f"<li class='slideshow'><a href='/ss/{i}'><img src='https://example.org/t{i}.jpg'></a>"
+        f"<a href='/ss/{i}'>Slideshow: Harbour pictures {i}</a></li>"
+        for i in range(2)
+    )
+    related = (
+        "<div id='story-related-media'><div class='primary-media'><div id='story-main-media'><a href='/photo/1'>"
+        "<img src='https://example.org/quay.jpg'></a><cite class='caption'>Reuters – Dana Whitlow at the old quay "
+        f"on Friday …</cite></div><div id='story-minor-media'><ul>{minor}</ul><p>Related quotes 0.69 -0.01</p>"
+        "</div></div></div>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + related + paragraphs_html() + "</article>"
+    assert [c.text for c in read(page(body=body)).captions] == ["Dana Whitlow at the old quay on Friday …"]

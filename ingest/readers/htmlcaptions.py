@@ -161,7 +161,9 @@ _TYPE_SCALE = re.compile(
     re.I,
 )
 _DESCRIPTION_WORDS = frozenset({"desc", "description", "descr", "beschreibung", "descripcion", "descricao"})
-_DESCRIBED_WORDS = frozenset({"img", "image", "photo", "foto", "picture", "pic", "media", "multimedia", "bild"})
+_DESCRIBED_WORDS = frozenset(
+    {"img", "image", "photo", "foto", "picture", "pic", "media", "multimedia", "bild", "slideshow", "slide"}
+)
 
 
 _CAPTION_ENDINGS = ("caption", "cutline", "bildunterschrift")
@@ -296,15 +298,18 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
                 block.attrs.pop("class", None)  # named for a caption, a block is left out of the body
             continue
         furniture = in_furniture(group) or _in_gallery_aside(group, galleries)
-        furniture = (furniture and not _photo_aside(group, photo_asides)) or _teaser(group, site)
+        furniture = furniture and not _photo_aside(group, photo_asides) and not _main_media(group)
+        furniture = furniture or _teaser(group, site)
         furniture = furniture or _later_in_playlist(group, playlists)
         ends[id(group)] = order[id(group)] + 1 + len(tags_in(group))
         if not furniture and _credit_block(group, found, (tags, order, ends)):
             continue  # a caption block holding only a credit: the caption's beside it
+        slides = _slides(group) if not furniture else []
         captions = _read_group(group, figure)
         if not furniture:
-            found.extend((group, c) for c in captions)
+            found.extend(_other_slides(slides, captions) or [(group, c) for c in captions])
     found.extend(_captions_agreeing_with_alt(root))
+    found.extend(_captions_cut_from_alt(root))
     found.extend(_captions_beside_pictures(root, site))
     found.extend(in_attributes)
     # Credits outside any caption ("<span class=credit>" under a picture): never body text. A credit block
@@ -352,8 +357,14 @@ def _without_labels(captions: list[CaptionData], headline: Optional[str]) -> lis
     each picture of its slider."""
     pictures: dict[str, set] = {}
     for caption in captions:
-        short = len(caption.text.split()) <= MAX_LABEL_WORDS
-        if short or headline and _agreement(headline, caption.text) >= ALT_AGREEMENT:
+        if headline and _key(headline) == _key(caption.text):
+            # the headline itself in three caption boxes is a template's, whether or not their pictures are known
+            pictures.setdefault(_key(caption.text), set()).add(caption.image_url or id(caption))
+        elif (
+            len(caption.text.split()) <= MAX_LABEL_WORDS
+            or headline
+            and _agreement(headline, caption.text) >= ALT_AGREEMENT
+        ):
             pictures.setdefault(_key(caption.text), set()).add(caption.image_url)
     return [c for c in captions if len(pictures.get(_key(c.text), ())) < MIN_LABEL_REPEATS]
 
@@ -489,6 +500,31 @@ def _photo_aside(tag: Tag, seen: dict[int, bool]) -> bool:
         if not seen[id(block)]:
             return False
     return True
+
+
+# "main-media", "primary-media", "mainphoto": a block named for the story's own main picture ("lead-image" and
+# "hero" are not: teasers in boxes of other stories are named so too).
+_MAIN_WORDS = ("main", "primary")
+_MEDIA_WORDS = ("media", "photo", "image", "picture")
+
+
+def _main_media(tag: Tag) -> bool:
+    """Inside a block named for the story's main picture ("<div id=story-related-media><div id=story-main-media>
+    <img><cite class=caption>"): the story's photo (one photo; a video's title is no caption), even where the
+    page keeps it with related links. Only the
+    blocks between the caption and the nearest furniture count, and a teaser (a caption linking to another
+    story) stays a teaser."""
+    for parent in tag.parents:
+        if parent.name == "[document]" or is_furniture(parent):
+            return False
+        words = name_words(parent)
+        if any(m in words and d in words for m in _MAIN_WORDS for d in _MEDIA_WORDS) or any(
+            w.startswith(_MAIN_WORDS) and w.endswith(_MEDIA_WORDS) and len(w) <= 12 for w in words
+        ):
+            inside = tags_in(parent)
+            one_photo = sum(t.name in ("img", "amp-img") for t in inside) == 1
+            return one_photo and not any(t.name == "video" or "video" in name_words(t) for t in inside)
+    return False
 
 
 _ALL_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -649,6 +685,88 @@ def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[tuple[Tag, Ca
         caption.image_url = _image_address(img)
         if len(caption.text) >= MIN_CAPTION_CHARS:
             found.append((img, caption))
+        block.decompose()
+    return found
+
+
+_SLIDESHOW_WORDS = frozenset({"slideshow", "carousel", "slider", "slides"})
+# A slideshow's slides are found this many levels above its one caption box at most.
+MAX_SLIDESHOW_LEVELS = 10
+
+
+def _slides(group: Tag) -> list[tuple[Tag, str]]:
+    """The slides of a slideshow around a caption box holding no picture: the pictures of the nearest block (at
+    most a few levels up) holding two or more, each with its description, when every one has one."""
+    if first_descendant(group, _PICTURES) is not None or not _SLIDESHOW_WORDS & name_words(group):
+        return []  # only a caption box named for the slideshow shows each slide's description
+    box = group
+    for _ in range(MAX_SLIDESHOW_LEVELS):
+        box = box.parent
+        if box is None or box.name in _NEVER:
+            return []
+        pictures = [t for t in tags_in(box) if t.name == "img" and not removed(t)]
+        if len(pictures) >= 2:
+            alts = [
+                _clean_caption_text(collapse(BeautifulSoup(str(t.get("alt") or ""), "html.parser").get_text(" ")))
+                for t in pictures
+            ]
+            if any(len(alt.split()) < MIN_LAYOUT_CAPTION_WORDS - 1 for alt in alts):
+                return []  # not every picture is described: pictures of another kind share this box
+            return list(zip(pictures, alts, strict=True))
+    return []
+
+
+def _other_slides(slides: list[tuple[Tag, str]], captions: list[CaptionData]) -> list[tuple[Tag, CaptionData]]:
+    """A slideshow showing one caption box for all its slides ("<ul><li><figure><img alt='The ferry at dawn'>
+    </figure></li><li>...</li></ul><div class=slideshow-description>The ferry at dawn</div>"): the box says what
+    the shown slide's `alt` says, and the page's script writes each other slide's `alt` into it in turn. So each
+    slide's description is its caption. Each caption comes with its slide (the shown one in its place)."""
+    if len(captions) != 1 or not slides:
+        return []
+    agreement = [_agreement(alt, captions[0].text) for _, alt in slides]
+    shown = max(range(len(slides)), key=agreement.__getitem__)
+    if agreement[shown] < ALT_AGREEMENT:
+        return []
+    captions[0].image_url = captions[0].image_url or _image_address(slides[shown][0])
+    return [
+        (img, captions[0] if i == shown else _with_image(caption_from_text(alt), img))
+        for i, (img, alt) in enumerate(slides)
+    ]
+
+
+def _with_image(caption: CaptionData, img: Tag) -> CaptionData:
+    caption.image_url = _image_address(img)
+    return caption
+
+
+# A link naming where the photo comes from, set before its caption: "AP Photo:", "Reuters Photo:", "Photo:".
+_PHOTO_LABEL = re.compile(r"^(?:[\w&.'’/ -]{1,30}\s)?(?:photo|foto|picture|image)s?\s*:$", re.I)
+_CUT = re.compile(r"\s*(?:\.{3}|…)$")
+MIN_CUT_CAPTION_WORDS = 5
+
+
+def _captions_cut_from_alt(root: BeautifulSoup | Tag) -> list[tuple[Tag, CaptionData]]:
+    """A photo's caption shortened under it, after a label naming the photo's source ("<a><img alt='The ferry at
+    dawn on Friday, as the harbour reopened. (AP Photo/Ines Rowe)'></a><div><a>AP Photo:</a> The ferry at
+    dawn on...</div>"): the text as shown, cut where the page cut it, is the start of the picture's `alt`.
+    The label is the credit the page shows."""
+    found: list[tuple[Tag, CaptionData]] = []
+    for img in [t for t in tags_in(root) if t.name == "img"]:
+        alt = _key(str(img.get("alt") or ""))
+        holder = img.parent if img.parent is not None and img.parent.name == "a" else img
+        block = holder.find_next_sibling()
+        if len(alt.split()) < MIN_CUT_CAPTION_WORDS or block is None or block.name not in _BLOCKS or removed(block):
+            continue
+        label = next((c for c in block.children if isinstance(c, Tag) or str(c).strip()), None)
+        if not isinstance(label, Tag) or label.name != "a" or not _PHOTO_LABEL.match(_text(label)):
+            continue
+        shown = collapse(_text(block)[len(_text(label)) :])
+        cut = _key(_CUT.sub("", shown)).split()
+        if not _CUT.search(shown) or len(cut) < MIN_CUT_CAPTION_WORDS or not alt.startswith(" ".join(cut[:-1])):
+            continue  # not shortened, or not the start of what the picture's description says
+        caption = caption_from_parts(_clean_caption_text(_CUT.sub("", shown)), _text(label).rstrip(" :"))
+        caption.image_url = _image_address(img)
+        found.append((block, caption))
         block.decompose()
     return found
 
@@ -1299,7 +1417,10 @@ _SHOT_BY = re.compile(r"^(?P<text>.*?[。，,.!?])\s*(?P<credit>[^。，,.!?]{2,
 _TRAILING_COPYRIGHT = re.compile(r"^(?P<text>.*?)\s*(?P<credit>©\s*[^©]{2,100}?)\s*\.?$")
 _TRAILING_AGENCY = re.compile(r"^(?P<text>.*?)\s*\((?P<credit>[^()]{2,40})\)\s*\.?$")
 _GLUED_AGENCY = re.compile(r"^(?P<text>.*[.!?\"”])(?P<credit>[A-Z][\w-]*(?: [A-Z][\w-]*){0,2})$")
-_LEADING_AGENCY = re.compile(r"^(?P<credit>[A-Z][\w-]*(?: [A-Z][\w-]*){0,2}(?:/File)?)\s+[–—-]\s+(?P<text>.+)$")
+# "Reuters – Relatives watch ...", "AFP/File – ...", "AFP/Harbour Times – ...": the agency before a dash.
+_LEADING_AGENCY = re.compile(
+    r"^(?P<credit>[A-Z][\w-]*(?: [A-Z][\w-]*){0,2}(?:/[A-Z][\w-]*(?: [A-Z][\w-]*){0,2})?)\s+[–—-]\s+(?P<text>.+)$"
+)
 _ORIGIN_PHOTO = re.compile(
     r"^(?P<text>.*?)[\s,.(]+(?P<credit>(?:submitted|courtesy|contributed)\s+(?:photo|image|picture)s?)\)?\.?$", re.I
 )
@@ -1346,7 +1467,8 @@ _WEATHER = re.compile(r"^-?\d{1,2}\s*°\s*[CF]?\s*(?:\||$)")
 _DURATION_END = re.compile(r"\s\(?\d{1,2}:\d{2}(?::\d{2})?\)?$|^\(?\d{1,2}:\d{2}(?::\d{2})?\)?\s")
 # A label alone ("Fig. 1", "Abb. 3") or a file's name ("2022/01/Rescue_AdobeStock_1692.jpeg").
 _LABEL_ONLY = re.compile(r"^(?:fig(?:ure)?|abb(?:ildung)?|bild|image|photo|foto|grafik|chart)\.?\s*\d+[.:]?$", re.I)
-_FILE_NAME = re.compile(r"^\S+\.(?:jpe?g|png|gif|webp|avif|svg|tiff?)$", re.I)
+# A file's name, or its stem written with underscores ("harbour_ferry_dawn_8"): no caption says that.
+_FILE_NAME = re.compile(r"^\S+\.(?:jpe?g|png|gif|webp|avif|svg|tiff?)$|^[^\s_]+(?:_[^\s_]+){2,}$", re.I)
 # A picture's file name that a CMS printed (often hidden) before its caption: "harbour-2019-1160x768.jpg A crane ..."
 _NAMES_A_FILE = re.compile(r"\.(?:jpe?g|png|gif|webp|avif|tiff?)\b", re.I)
 _LEADING_FILE_NAME = re.compile(r"^\S+\.(?:jpe?g|png|gif|webp|avif|tiff?)\s+(?=\S)", re.I)
@@ -1441,6 +1563,8 @@ _TEASER_BYLINE = re.compile(
 _FOOTNOTE_MARKS = re.compile(r"(?:\s*\[\d{1,3}\])+\s*$")
 _CAPTION_LABEL = re.compile(
     r"^(?:bild|symbolbild|symbolfoto|archivbild|caption|bildunterschrift|l[ée]gende|leyenda|didascalia)\s*:\s*"
+    # a wire photo's archive label ("FILE PHOTO: The ferry ...", "Archive picture: ..."): when, not who
+    r"|^(?:file|archive)\s+(?:photo|picture|image)\s*:\s*"
     # a numbered figure's label ("Abb. 2: Die Fähre", "Figure 3. The harbour"): the number, not the picture
     r"|^(?:fig(?:ure)?|abb(?:ildung)?|bild|image|photo|foto|figura)\.?\s*\d+\s*[:.]\s+(?=\S)",
     re.I,
