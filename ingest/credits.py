@@ -717,6 +717,23 @@ _KOREAN_CREDIT = re.compile(
 _TRAILING_KOREAN = re.compile(r"(?:(?<=[.!?。\s])|^)\s*(" + _KOREAN_CREDIT.pattern + r")\s*$")
 
 
+# A date closing a credit in brackets: "/ January 27, 2013".
+_CREDIT_DATE = re.compile(
+    r"\s*/\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},\s+\d{4}$", re.I
+)
+# "Ines Rowe, Harbour Times": a person, a comma, then a publisher's capitalised name.
+_PERSON_COMMA_PUBLISHER = re.compile(
+    r"^(?P<person>[^,()]{3,40}),\s+(?P<publisher>(?:The\s+)?[A-Z][\w.&'’-]*(?:\s+[A-Z][\w.&'’-]*){0,4})$"
+)
+
+
+def _person_and_publisher(inner: str) -> bool:
+    """A bracket closing a caption that names a person then a publisher ("... at dawn. (Ines Rowe, Harbour
+    Times)"): the photographer and the paper they shot it for."""
+    m = _PERSON_COMMA_PUBLISHER.match(inner)
+    return m is not None and looks_like_person(m.group("person")) and not looks_like_person(m.group("publisher"))
+
+
 def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
     """If the paragraph ends in a photo credit, return (caption text, credit, source named after it); else None.
 
@@ -742,7 +759,8 @@ def split_caption(paragraph: str) -> Optional[tuple[str, str, Optional[str]]]:
         inner = (m.group(1) or m.group(2)).strip()
         # in square brackets, a bare agency is a photo's credit too ("... in 2001 [File: Reuters]", "[AFP]")
         bracketed = m.group(2) is not None and find_agency(_FILE_LABEL.sub("", inner))
-        if credit is None and (is_credit(inner) or bracketed):
+        inner = _CREDIT_DATE.sub("", inner)  # "(Ines Rowe, Harbour Times / January 27, 2013)": when, not who
+        if credit is None and (is_credit(inner) or bracketed or _person_and_publisher(inner)):
             credit = inner
             text = text[: m.start()].rstrip()
             continue

@@ -429,3 +429,16 @@ def test_a_papers_archive_photo_or_credits_for_two_pictures_are_credits_alone():
     assert is_credit("Archivo/Harbour Times") and parse_credit("Archivo/Harbour Times") == (None, "Harbour Times")
     # "Left Image: ..., Right Image: ...": each picture's credit, no caption before the second label
     assert split_caption("Left Image: Harbour Survey Office, Right Image: Ines Rowe") is None
+
+
+def test_a_person_and_their_paper_in_brackets_close_a_caption_without_the_date_of_the_photo():
+    assert split_caption("Dana Whitlow waves from the ferry. (Ines Rowe, Harbour Times / January 27, 2013)") == (
+        "Dana Whitlow waves from the ferry.",
+        "Ines Rowe, Harbour Times",
+        None,
+    )
+    assert parse_credit("Ines Rowe, Harbour Times") == ("Ines Rowe", "Harbour Times")
+    split = split_caption("The ferry at the old quay. (Ines Rowe / Harbour Times / March 3, 2013)")
+    assert split is not None and split[1] == "Ines Rowe / Harbour Times"
+    # two people named in brackets, or a person and a place: who is shown, not who took the photo
+    assert split_caption("The mayor opened the quay on Friday (Dana Whitlow, left, Jesco Rowe)") is None

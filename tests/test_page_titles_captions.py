@@ -1383,3 +1383,19 @@ def test_a_box_of_related_links_inside_a_block_named_for_the_main_media_is_still
     )
     body = f"<article><h1>{HEADLINE}</h1>" + related + paragraphs_html() + "</article>"
     assert [c.text for c in read(page(body=body)).captions] == ["Dana Whitlow at the old quay on Friday …"]
+
+
+def test_an_authors_head_shot_beside_the_byline_or_an_affiliate_disclosure_is_no_caption():
+    byline = (
+        "<div class='story-avatar'><img src='https://example.org/rowe.jpg' alt='Ines Rowe, Harbour Times'></div>"
+        "<div class='byline'>By <strong>Ines Rowe</strong>, Harbour Times</div>"
+    )
+    disclosure = (
+        "<figure><img src='https://example.org/grill.jpg'><figcaption>Für Links auf dieser Seite erhält Harbour Times "
+        "ggf. eine Provision vom Händler.</figcaption></figure>"
+        "<figure><img src='https://example.org/pan.jpg'><figcaption>We may earn a commission when you buy through "
+        "links on our site.</figcaption></figure>"
+        "<figure><img src='https://example.org/quay.jpg'><figcaption>The old quay at dawn.</figcaption></figure>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + byline + disclosure + paragraphs_html() + "</article>"
+    assert [c.text for c in read(page(body=body)).captions] == ["The old quay at dawn."]

@@ -10,6 +10,7 @@ for the body holds neither.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from typing import Iterable, Optional
@@ -666,8 +667,8 @@ def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[tuple[Tag, Ca
     The text must be short, not a heading, not a link (another story's teaser), not page furniture."""
     found: list[tuple[Tag, CaptionData]] = []
     for img in [t for t in tags_in(root) if t.name == "img"]:
-        if removed(img):
-            continue
+        if removed(img) or _small_picture(img) or any(_NOT_PHOTO_WORDS & name_words(p) for p in _near(img)):
+            continue  # an author's head shot with the byline beside it ("<div class=avatar><img alt='Dana Whitlow'>")
         described = [d for d in (str(img.get(a) or "").strip() for a in ("alt", "title")) if len(d.split()) >= 3]
         if not described:
             continue
@@ -675,7 +676,7 @@ def _captions_agreeing_with_alt(root: BeautifulSoup | Tag) -> list[tuple[Tag, Ca
         if block is None or in_furniture(block) or _table_row_entry(img, block):
             continue
         text = _clean_caption_text(_text(block))
-        if not text or len(text.split()) > MAX_ALT_CAPTION_WORDS:
+        if not text or len(text.split()) > MAX_ALT_CAPTION_WORDS or _BYLINE_START.match(text):
             continue
         if max(_agreement(d, text) for d in described) < ALT_AGREEMENT:
             continue
@@ -941,6 +942,15 @@ _LIGHTBOX_NAMES = (
     "magnific",
     "highslide",
 )
+
+
+# A picture's own box is named at most this many levels above it ("<div class=avatar><a><img>").
+NEAR_LEVELS = 3
+
+
+def _near(tag: Tag) -> list[Tag]:
+    """`tag` and its nearest few parents."""
+    return [tag, *list(itertools.islice(tag.parents, NEAR_LEVELS))]
 
 
 def _up_to(tag: Tag, top: Tag) -> Iterable[Tag]:
@@ -1541,7 +1551,11 @@ _CART_BUTTON = re.compile(
 # A promotion of the site itself: a subscription, a newsletter, its social accounts.
 _PROMOTION = re.compile(
     r"\bsubscribe\s+(?:to|now|today|for)\b|\bsign\s+up\s+(?:for|to)\s+(?:our|the)\s+newsletter|\babonnieren\s+sie\b|"
-    r"\bjetzt\s+abonnieren\b|\b(?:folgen\s+sie|follow)\s+(?:uns|us|der|dem|the)\b[^.!?]{0,40}\b(?:instagram|facebook|twitter)\b",
+    r"\bjetzt\s+abonnieren\b|\b(?:folgen\s+sie|follow)\s+(?:uns|us|der|dem|the)\b[^.!?]{0,40}\b(?:instagram|facebook|twitter)\b"
+    # an affiliate disclosure: "we may earn a commission", "erhält ... eine Provision", "affiliate links"
+    r"|\b(?:may|might)\s+(?:earn|receive|get)\s+(?:a\s+)?(?:small\s+)?(?:commission|share\s+of\s+sales)\b"
+    r"|\b(?:erhalten|erhält|bekommen|bekommt)\b[^!?]{0,40}\b(?:eine\s+)?(?:kleine\s+)?provision\b"
+    r"|\baffiliate[-\s]links?\b",
     re.I,
 )
 # Contact details ("Dana Whitlow Tel.: +49 (0)30-212 341 E-Mail: presse@example.org"): an address box.
