@@ -1399,3 +1399,33 @@ def test_an_authors_head_shot_beside_the_byline_or_an_affiliate_disclosure_is_no
     )
     body = f"<article><h1>{HEADLINE}</h1>" + byline + disclosure + paragraphs_html() + "</article>"
     assert [c.text for c in read(page(body=body)).captions] == ["The old quay at dawn."]
+
+
+def test_a_polls_question_and_answers_or_a_gallery_button_are_no_captions():
+    poll = (
+        "<form name='poll'><table><tr><td class='poll-caption'>Should the old harbour bridge close for good?</td></tr>"
+        "<tr><td class='poll-caption'><input type='radio' name='o' value='1'>Yes</td>"
+        "<td class='poll-caption'><input type='radio' name='o' value='2'>No</td></tr></table></form>"
+    )
+    gallery = (
+        "<figure><img src='https://example.org/quay.jpg'><figcaption>The old quay at dawn.</figcaption></figure>"
+        "<div class='slideshow-caption'>Slideshow (15 images)</div>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + gallery + paragraphs_html() + poll + "</article>"
+    assert [c.text for c in read(page(body=body)).captions] == ["The old quay at dawn."]
+    # a page wrapped whole in one form keeps its captions
+    wrapped = page(body=f"<form id='page'><input type='checkbox' name='remember'>{body}</form>".replace(poll, ""))
+    assert [c.text for c in read(wrapped).captions] == ["The old quay at dawn."]
+
+
+def test_a_credit_block_naming_the_person_shown_gives_way_to_the_photographer_in_the_caption():
+    figure = (
+        "<div class='wp-caption'><img src='https://example.org/whitlow.jpg'><p class='article-photo-credit'>Dana "
+        "Whitlow</p><p class='wp-caption-text'>Dana Whitlow, harbour master of Harbour Town (Photo by Ines Rowe)"
+        "</p></div>"
+    )
+    body = f"<article><h1>{HEADLINE}</h1>" + figure + paragraphs_html() + "</article>"
+    captions = read(page(body=body)).captions
+    assert [(c.text, c.photographer) for c in captions] == [
+        ("Dana Whitlow, harbour master of Harbour Town", "Ines Rowe")
+    ]

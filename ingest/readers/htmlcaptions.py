@@ -81,7 +81,10 @@ CREDIT_ITEMPROPS = {"copyrightholder", "copyrightnotice", "creditText".lower(), 
 # Gallery furniture inside caption blocks: "Image 1 of 23", "more", "less", "Close".
 _COUNTER = re.compile(
     r"^(?:(?:(?:image|photo|picture|slide|foto|bild)s?\s*)?\d+\s*(?:of|/|von|de|di|sur)\s*\d+|"
-    r"\d+\s+(?:images|photos|pictures|bilder|fotos|slides))$",
+    r"\d+\s+(?:images|photos|pictures|bilder|fotos|slides)"
+    # "Slideshow (15 images)", "Bildergalerie: 12 Bilder": a gallery's button
+    r"|(?:slideshow|(?:photo\s+)?gallery|galerie|bildergalerie|fotogalerie|fotostrecke)\s*[:(]?\s*\d+\s+"
+    r"(?:images|photos|pictures|bilder|fotos|slides)\)?)$",
     re.I,
 )
 _TOGGLE = re.compile(
@@ -273,7 +276,7 @@ def extract_captions(root: BeautifulSoup | Tag, base_url: Optional[str] = None) 
     found: list[tuple[Tag, CaptionData]] = []
     ends: dict[int, int] = {}  # a caption block's end: the place of the first element after it
     # a form's group of fields ("<legend><span class=field-label>with an amount of") holds no caption
-    in_fields = {id(t) for fieldset in root.find_all("fieldset") for t in tags_in(fieldset)}
+    in_fields = {id(t) for fields in [*root.find_all("fieldset"), *_polls(root)] for t in tags_in(fields)}
     for tag in [t for t in tags if id(t) not in in_fields and _candidate(t)]:
         if removed(tag):
             continue
@@ -341,6 +344,22 @@ MIN_LABEL_REPEATS = 3
 
 # Section headings; a template may set a caption in a small heading ("<div class=bildunterschrift><h6>").
 _HEADINGS = ("h1", "h2", "h3")
+
+
+# A form this short holding choices is a poll or a survey ("Is the harbour bridge safe?" ( ) Yes ( ) No), not a
+# page wrapped whole in one form.
+MAX_POLL_WORDS = 120
+
+
+def _polls(root: BeautifulSoup | Tag) -> list[Tag]:
+    """Short forms offering choices (radio buttons, check boxes): their question and answers are no captions,
+    however the template names their cells."""
+    return [
+        form
+        for form in root.find_all("form")
+        if form.find("input", attrs={"type": re.compile(r"^(?:radio|checkbox)$", re.I)}) is not None
+        and word_count_upto(form, MAX_POLL_WORDS) < MAX_POLL_WORDS
+    ]
 
 
 def _heading_only(tag: Tag) -> bool:
@@ -1239,10 +1258,10 @@ def _read_group(group: Tag, figure: Optional[Tag]) -> list[CaptionData]:
         split = split_caption(text)
         if split:
             text, trailing_credit, _source = split
-            own_credit = _better_credit(own_credit, trailing_credit)
+            own_credit = _better_credit(own_credit, trailing_credit, text)
         else:
             text, line_credit = _credit_line(text)
-            own_credit = _better_credit(own_credit, line_credit)
+            own_credit = _better_credit(own_credit, line_credit, text)
         if own_credit and text.endswith(own_credit):
             text = text[: -len(own_credit)].rstrip(" (").rstrip()
         own_credit = own_credit or _described_credit(scope, text)
@@ -1319,11 +1338,15 @@ def _beside_credit(tag: Optional[Tag]) -> bool:
     return is_credit_node(tag) or bool((_FIGURE_CREDIT_WORDS - {"byline"}) & name_words(tag) and _text(tag))
 
 
-def _better_credit(marked: Optional[str], in_text: Optional[str]) -> Optional[str]:
+def _better_credit(marked: Optional[str], in_text: Optional[str], text: str = "") -> Optional[str]:
     """The credit in the caption's markup, unless the one ending its text says more (names the agency too:
-    "Photo: Gene J. Puskar" in the markup, "(AP Photo/Gene J. Puskar)" in the text)."""
+    "Photo: Gene J. Puskar" in the markup, "(AP Photo/Gene J. Puskar)" in the text) or the marked one is the
+    name of who the caption shows ("<p class=photo-credit>Dana Whitlow</p>", "Dana Whitlow, harbour master
+    (Photo by Ines Rowe)")."""
     if not marked or not in_text:
         return marked or in_text
+    if _key(marked) and f" {_key(marked)} " in f" {_key(text)} ":
+        return in_text
 
     def known(credit: str) -> int:
         return sum(part is not None for part in parse_credit(credit))
