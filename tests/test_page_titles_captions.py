@@ -1429,3 +1429,28 @@ def test_a_credit_block_naming_the_person_shown_gives_way_to_the_photographer_in
     assert [(c.text, c.photographer) for c in captions] == [
         ("Dana Whitlow, harbour master of Harbour Town", "Ines Rowe")
     ]
+
+
+def test_a_page_builders_widget_holding_the_story_keeps_its_captions_but_not_its_link_cards_or_shop_banner():
+    long_paragraphs = "".join(
+        f"<p>{sentence} The council met on Tuesday evening in the town hall to hear the engineers, the ferry "
+        "operators and the people who cross the bridge every day, and it listened for three hours.</p>"
+        for sentence in ("The bridge is old.", "The repairs are dear.", "The vote was close.")
+    )
+    card = (
+        "<div class='lp-link-container'><a href='https://example.org/news/gulls' title='Gulls return to the harbour "
+        "town' class='lp-link'></a><div class='lp-link-image-container'><div class='lp-link-image'>"
+        "<img src='https://example.org/gull.jpg' width='150' height='100'></div></div>"
+        "<div class='lp-link-text-container'><div class='lp-link-title'>Gulls return to the harbour town</div>"
+        "<div class='lp-link-summary'>After ten years away the gulls are back on the old quay.</div></div></div>"
+    )
+    shop = (
+        "<figure class='wp-caption'><a href='https://shop.example.org'><img src='https://example.org/shop.jpg'></a>"
+        "<figcaption>Jetzt neu! Besuchen Sie unseren Fan-Shop!</figcaption></figure>"
+    )
+    story = (
+        f"<div class='builder-widget-wrap'><div class='builder-widget-container'><h1>{HEADLINE}</h1></div>"
+        f"<div class='builder-widget-container'>{long_paragraphs}<figure><img src='https://example.org/quay.jpg'>"
+        f"<figcaption>The old quay at dawn.</figcaption></figure>{card}{shop}</div></div>"
+    )
+    assert [c.text for c in read(page(body=f"<article>{story}</article>")).captions] == ["The old quay at dawn."]

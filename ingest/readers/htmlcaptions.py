@@ -37,6 +37,7 @@ from .htmlnames import (
     first_descendant,
     first_heading,
     holds_headline,
+    holds_running_text,
     in_furniture,
     is_furniture,
     name_words,
@@ -603,7 +604,9 @@ def _in_gallery_aside(tag: Tag, seen: dict[int, bool]) -> bool:
     for parent in tag.parents:
         if parent.name == "[document]" or not is_furniture(parent):
             continue
-        if id(parent) not in seen and (holds_headline(parent) or wraps_main_column(parent)):
+        if id(parent) not in seen and (
+            holds_headline(parent) or wraps_main_column(parent) or holds_running_text(parent)
+        ):
             seen[id(parent)] = False  # a layout wrapper around the story, named for the sidebar beside it
         if id(parent) not in seen:
             words = word_count_upto(parent, 20 * MAX_FURNITURE_WORDS)
@@ -657,6 +660,11 @@ def _teaser(group: Tag, site: Optional[str] = None) -> bool:
     whole = _key(_text(group))
     links = " ".join(_text(a) for a in away)
     if links and _key(links) == whole:
+        return True
+    # a card covered by one empty link to another story, titled with the card's headline ("<a href=/other
+    # title='Gulls return' class=card-link></a><img><div>Gulls return</div><div>Summary ...</div>")
+    titles = [_key(str(a.get("title") or "")) for a in away if not _text(a)]
+    if any(len(title.split()) >= MIN_LAYOUT_CAPTION_WORDS and whole.startswith(title) for title in titles):
         return True
     inner = _key(" ".join(_text(a) for a in away if _same_site(a, site)))
     return bool(inner) and len(inner) >= TEASER_LINK_SHARE * len(whole)
@@ -1578,7 +1586,9 @@ _PROMOTION = re.compile(
     # an affiliate disclosure: "we may earn a commission", "erhält ... eine Provision", "affiliate links"
     r"|\b(?:may|might)\s+(?:earn|receive|get)\s+(?:a\s+)?(?:small\s+)?(?:commission|share\s+of\s+sales)\b"
     r"|\b(?:erhalten|erhält|bekommen|bekommt)\b[^!?]{0,40}\b(?:eine\s+)?(?:kleine\s+)?provision\b"
-    r"|\baffiliate[-\s]links?\b",
+    r"|\baffiliate[-\s]links?\b"
+    # the site's own shop: "Besuchen Sie unseren Fan-Shop!", "Visit our online store"
+    r"|\b(?:besuchen\s+sie\s+unseren|visit\s+our)\s+(?:[\w-]+\s+)?(?:[\w-]*shop|store)\b",
     re.I,
 )
 # Contact details ("Dana Whitlow Tel.: +49 (0)30-212 341 E-Mail: presse@example.org"): an address box.

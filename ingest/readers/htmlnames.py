@@ -192,9 +192,31 @@ def in_furniture(tag: Tag) -> bool:
         and word_count_upto(parent, MAX_FURNITURE_WORDS) < MAX_FURNITURE_WORDS
         and not holds_headline(parent)
         and not wraps_main_column(parent)
+        and not holds_running_text(parent)
         for parent in tag.parents
         if parent.name != "[document]"
     )
+
+
+# A story's running text: this many paragraphs of at least this many words each. A sidebar, a related-stories
+# box or an author's bio holds one such paragraph at most.
+RUNNING_TEXT_PARAGRAPHS = 3
+RUNNING_TEXT_WORDS = 30
+
+
+def holds_running_text(block: Tag) -> bool:
+    """A block named like furniture that holds several long paragraphs of text is the story's wrapper (a page
+    builder names every block a "widget": "<div class=builder-widget-container><p>...</p><p>...</p>"). Only
+    named blocks count: an `<aside>`, a `<nav>` or a footer is furniture whatever it holds."""
+    if block.name in FURNITURE_TAGS or str(block.get("role") or "").lower() in FURNITURE_ROLES:
+        return False
+    long_paragraphs = 0
+    for paragraph in block.find_all("p"):
+        if word_count_upto(paragraph, RUNNING_TEXT_WORDS) >= RUNNING_TEXT_WORDS:
+            long_paragraphs += 1
+            if long_paragraphs >= RUNNING_TEXT_PARAGRAPHS:
+                return True
+    return False
 
 
 # A layout's main column, named as an element of the layout's block ("lay-sidebar" > "sidebar__main").
