@@ -1454,3 +1454,19 @@ def test_a_page_builders_widget_holding_the_story_keeps_its_captions_but_not_its
         f"<figcaption>The old quay at dawn.</figcaption></figure>{card}{shop}</div></div>"
     )
     assert [c.text for c in read(page(body=f"<article>{story}</article>")).captions] == ["The old quay at dawn."]
+
+
+def test_a_cookie_notices_marked_heading_over_long_paragraphs_is_not_the_headline():
+    notice_text = "".join(
+        f"<p>{topic} cookies help us run this site. We use them to remember your choices, to count visits and to "
+        "show you content from other services, and you can change your settings at any time below.</p>"
+        for topic in ("Needed", "Statistics", "Marketing")
+    )
+    notice = (
+        "<div id='consent-extra-info' class='inline-modal'><h3 itemprop='headline'>Cookie and privacy settings</h3>"
+        f"{notice_text}</div>"
+    )
+    title = f"<div class='title_container'><h1 class='entry-title'><a href='/2021/bridge' rel='bookmark'>{HEADLINE}</a></h1></div>"
+    story = "<section itemscope itemtype='https://schema.org/BlogPosting'><div itemprop='text'>" + paragraphs_html()
+    body = title + story + "</div></section>" + notice
+    assert read(page(body=body)).headline == HEADLINE

@@ -198,6 +198,9 @@ def in_furniture(tag: Tag) -> bool:
     )
 
 
+# Furniture words a page builder gives every block ("elementor-widget-container"): only such a block can turn
+# out to be the story's wrapper by the text it holds.
+BUILDER_WORDS = frozenset({"widget"})
 # A story's running text: this many paragraphs of at least this many words each. A sidebar, a related-stories
 # box or an author's bio holds one such paragraph at most.
 RUNNING_TEXT_PARAGRAPHS = 3
@@ -207,9 +210,12 @@ RUNNING_TEXT_WORDS = 30
 def holds_running_text(block: Tag) -> bool:
     """A block named like furniture that holds several long paragraphs of text is the story's wrapper (a page
     builder names every block a "widget": "<div class=builder-widget-container><p>...</p><p>...</p>"). Only
-    named blocks count: an `<aside>`, a `<nav>` or a footer is furniture whatever it holds."""
+    blocks named for a builder's widget count: an `<aside>`, a `<nav>`, a footer, comments or a cookie notice
+    is furniture whatever it holds."""
     if block.name in FURNITURE_TAGS or str(block.get("role") or "").lower() in FURNITURE_ROLES:
         return False
+    if name_words(block) & FURNITURE_WORDS - BUILDER_WORDS:
+        return False  # a comments section, a cookie notice or a bio holds long paragraphs of its own
     long_paragraphs = 0
     for paragraph in block.find_all("p"):
         if word_count_upto(paragraph, RUNNING_TEXT_WORDS) >= RUNNING_TEXT_WORDS:
