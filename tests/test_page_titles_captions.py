@@ -1276,8 +1276,7 @@ def test_the_storys_main_photo_kept_in_a_box_of_related_media_is_its_photo_but_a
         "<div class='lead-image'><img src='gull.jpg'><span class='caption'>Gulls return to the harbour</span>"
         "<a href='/news/gulls'>Gulls return to the harbour</a></div></div>"
     )
-    body = f"<article><h1>{HEADLINE}</h1>" + related + paragraphs_html() + "</article>"
-    captions = read(page(body=body)).captions
+    captions = captions_in_story(related)
     assert [(c.text, c.agency) for c in captions] == [
         ("Dana Whitlow waves from the ferry Harbour Star as it leaves the old quay on Friday …", "AP")
     ]
@@ -1323,16 +1322,16 @@ def test_a_slideshows_one_caption_box_gives_each_slide_its_own_description_as_ca
         "The ferry Harbour Star seen from the side",
         "&lt;p&gt;The ferry's bridge, where Dana Whitlow steers. (Photo: Ines Rowe/AP)&lt;/p&gt;",
     ]
-    body = f"<article><h1>{HEADLINE}</h1>" + slideshow(alts, alts[0]) + paragraphs_html() + "</article>"
-    captions = read(page(body=body)).captions
+    captions = captions_in_story(slideshow(alts, alts[0]))
     assert [(c.text, c.photographer, c.image_url) for c in captions] == [
         ("The ferry Harbour Star at the old quay", None, "https://example.org/s0.jpg"),
         ("The ferry Harbour Star seen from the side", None, "https://example.org/s1.jpg"),
         ("The ferry's bridge, where Dana Whitlow steers.", "Ines Rowe", "https://example.org/s2.jpg"),
     ]
     # a slide without a description: the box is not known to describe each slide, only the one it shows
-    body = f"<article><h1>{HEADLINE}</h1>" + slideshow([*alts[:2], ""], alts[0]) + paragraphs_html() + "</article>"
-    assert [c.text for c in read(page(body=body)).captions] == ["The ferry Harbour Star at the old quay"]
+    assert [c.text for c in captions_in_story(slideshow([*alts[:2], ""], alts[0]))] == [
+        "The ferry Harbour Star at the old quay"
+    ]
 
 
 def test_a_file_stem_or_the_headline_in_every_slides_caption_box_is_no_caption():
@@ -1355,15 +1354,13 @@ def test_a_video_kept_as_the_storys_main_media_gives_no_caption_and_two_agencies
         "<img src='https://example.org/still.jpg'><span>Play Video</span></a><cite class='caption'><a href='/ap'>AP"
         "</a> – Harbour ferry fares to rise in spring</cite></div></div>"
     )
-    body = f"<article><h1>{HEADLINE}</h1>" + video + paragraphs_html() + "</article>"
-    assert read(page(body=body)).captions == []
+    assert captions_in_story(video) == []
     photo = (
         "<div id='story-related-media'><div id='story-main-media'><a href='/photo/1'>"
         "<img src='https://example.org/quay.jpg'></a><cite class='caption'>AFP/Harbour Times – Dana Whitlow "
         "speaks to the press at the old quay on Friday …</cite></div></div>"
     )
-    body = f"<article><h1>{HEADLINE}</h1>" + photo + paragraphs_html() + "</article>"
-    captions = read(page(body=body)).captions
+    captions = captions_in_story(photo)
     assert [(c.text, c.credit, c.agency) for c in captions] == [
         ("Dana Whitlow speaks to the press at the old quay on Friday …", "AFP/Harbour Times", "AFP")
     ]
@@ -1381,8 +1378,7 @@ def test_a_box_of_related_links_inside_a_block_named_for_the_main_media_is_still
         f"on Friday …</cite></div><div id='story-minor-media'><ul>{minor}</ul><p>Related quotes 0.69 -0.01</p>"
         "</div></div></div>"
     )
-    body = f"<article><h1>{HEADLINE}</h1>" + related + paragraphs_html() + "</article>"
-    assert [c.text for c in read(page(body=body)).captions] == ["Dana Whitlow at the old quay on Friday …"]
+    assert [c.text for c in captions_in_story(related)] == ["Dana Whitlow at the old quay on Friday …"]
 
 
 def test_an_authors_head_shot_beside_the_byline_or_an_affiliate_disclosure_is_no_caption():
@@ -1424,8 +1420,7 @@ def test_a_credit_block_naming_the_person_shown_gives_way_to_the_photographer_in
         "Whitlow</p><p class='wp-caption-text'>Dana Whitlow, harbour master of Harbour Town (Photo by Ines Rowe)"
         "</p></div>"
     )
-    body = f"<article><h1>{HEADLINE}</h1>" + figure + paragraphs_html() + "</article>"
-    captions = read(page(body=body)).captions
+    captions = captions_in_story(figure)
     assert [(c.text, c.photographer) for c in captions] == [
         ("Dana Whitlow, harbour master of Harbour Town", "Ines Rowe")
     ]
