@@ -532,9 +532,8 @@ _MEDIA_WORDS = ("media", "photo", "image", "picture")
 def _main_media(tag: Tag) -> bool:
     """Inside a block named for the story's main picture ("<div id=story-related-media><div id=story-main-media>
     <img><cite class=caption>"): the story's photo (one photo; a video's title is no caption), even where the
-    page keeps it with related links. Only the
-    blocks between the caption and the nearest furniture count, and a teaser (a caption linking to another
-    story) stays a teaser."""
+    page keeps it with related links. Only the blocks between the caption and the nearest furniture count, and
+    a teaser (a caption linking to another story) stays a teaser."""
     for parent in tag.parents:
         if parent.name == "[document]" or is_furniture(parent):
             return False
@@ -977,7 +976,7 @@ NEAR_LEVELS = 3
 
 def _near(tag: Tag) -> list[Tag]:
     """`tag` and its nearest few parents."""
-    return [tag, *list(itertools.islice(tag.parents, NEAR_LEVELS))]
+    return [tag, *itertools.islice(tag.parents, NEAR_LEVELS)]
 
 
 def _up_to(tag: Tag, top: Tag) -> Iterable[Tag]:
